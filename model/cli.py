@@ -1,0 +1,114 @@
+"""Command line behind ./render.sh for the models: ``trace`` and ``train``.
+
+A user mistake is one line on stderr starting with "error:", exit code 2, and nothing written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import time
+from pathlib import Path
+
+from model.corpus import LANGUAGES, STORIES, default_corpus_path
+
+USAGE_ERROR = 2
+
+
+class UsageError(ValueError):
+    """A mistake in the command line; the message says what to do."""
+
+
+def slug(sentence: str) -> str:
+    """A folder name for a sentence: its letters (Chinese kept), other characters as '-'."""
+    text = re.sub(r"[^\w]+", "-", sentence.strip().lower(), flags=re.UNICODE).strip("-_")
+    return text[:60] or "sentence"
+
+
+def language(value: str) -> str:
+    if value not in LANGUAGES:
+        raise argparse.ArgumentTypeError(f"unknown language {value!r}: use {' or '.join(LANGUAGES)}")
+    return value
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that reports a bad command line in one line with exit code 2."""
+
+    def error(self, message: str):
+        raise UsageError(f"{message} (see ./{self.prog} --help)")
+
+
+def parser() -> argparse.ArgumentParser:
+    top = Parser(prog="render.sh", description="attention-explainer: models and traces")
+    commands = top.add_subparsers(dest="command", required=True, parser_class=Parser)
+    trace = commands.add_parser("trace", help="write the Trace (every number the scenes draw) as JSON")
+    trace.add_argument("--sentence", help="the sentence; its last word is the one predicted "
+                                          "(default: the story's sentence for --lang)")
+    trace.add_argument("--corpus", help="your own corpus file: one sentence per line, words separated by spaces")
+    trace.add_argument("--lang", type=language, default="zh", help="zh (default) or en")
+    trace.add_argument("--out", help="where to write (default: out/<sentence>/trace.json)")
+    train = commands.add_parser("train", help="train the models on a corpus and store them")
+    train.add_argument("--corpus", help="corpus file (default: the story corpus for --lang)")
+    train.add_argument("--lang", type=language, default="zh", help="zh (default) or en")
+    train.add_argument("--translator", action="store_true", help="also retrain the zh→en translator")
+    return top
+
+
+def writable_output(path: Path) -> Path:
+    """Check an output path before any work starts."""
+    if path.exists() and path.is_dir():
+        raise UsageError(f"--out {path} is a folder: give a file name such as {path / 'trace.json'}")
+    parent = path.parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise UsageError(f"--out {path}: {parent} is a file, not a folder")
+    return path
+
+
+def run_trace(args) -> None:
+    from model.trace import build_trace, save_trace
+
+    sentence = args.sentence if args.sentence is not None else STORIES[args.lang].default_sentence
+    out = writable_output(Path(args.out) if args.out else Path("out") / slug(sentence) / "trace.json")
+    started = time.monotonic()
+    trace = build_trace(sentence, args.lang, args.corpus)
+    save_trace(trace, out)
+    print(f"wrote {out} ({' / '.join(trace['tokens'])}, {time.monotonic() - started:.1f}s)")
+
+
+def run_train(args) -> None:
+    from model.corpus import load_corpus
+    from model.models import load_models, load_translator, retrain
+
+    corpus = load_corpus(args.corpus or default_corpus_path(args.lang), args.lang)
+    retrain(corpus, translator=args.translator)
+    for row in load_models(corpus).accuracy_by_distance:
+        print(f"  distance {row['distance']:2d}: transformer {row['transformer']:.3f}  rnn {row['rnn']:.3f}")
+    if args.translator:
+        print(f"translator: {load_translator().exact_match:.1%} exact on held-out sentences")
+
+
+def main(argv: list[str] | None = None) -> int:
+    from model.checkpoint import CheckpointError
+    from model.corpus import CorpusError
+    from model.tokenizer import SentenceError
+
+    try:
+        args = parser().parse_args(argv)
+        {"trace": run_trace, "train": run_train}[args.command](args)
+    except (UsageError, CorpusError, SentenceError, CheckpointError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return USAGE_ERROR
+    except OSError as error:
+        print(f"error: {error.filename or ''}: {error.strerror}", file=sys.stderr)
+        return USAGE_ERROR
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,165 @@
+"""Measurements of the trained models that the explainer's claims rest on."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from model.corpus import MAX_FILLERS, STORIES, LANGUAGES, Corpus, story_pairs
+from model.tokenizer import Vocab
+
+HELD_OUT_SEED = 90210
+HELD_OUT_PER_DISTANCE = 500
+
+
+def held_out_sentences(corpus: Corpus, filler_count: int, count: int = HELD_OUT_PER_DISTANCE):
+    """``count`` story sentences with ``filler_count`` fillers, unseen in training where possible.
+
+    Short gaps have few possible sentences (6 with no filler, 90 with one), all of which the
+    corpus holds; there the sample is drawn from all sentences. Returns (sentences, unseen count).
+    """
+    seen = set(corpus.sentences)
+    index = LANGUAGES.index(corpus.lang)
+    candidates = [tuple(pair[index]) for pair in story_pairs(count * 20, HELD_OUT_SEED + filler_count, filler_count)]
+    unseen = [s for s in candidates if s not in seen][:count]
+    return unseen + [s for s in candidates if s in seen][: count - len(unseen)], len(unseen)
+
+
+@torch.no_grad()
+def object_accuracy(model: nn.Module, vocab: Vocab, corpus: Corpus, filler_count: int) -> tuple[float, int]:
+    """Share of held-out sentences whose object word is the model's top prediction after the verb."""
+    story = STORIES[corpus.lang]
+    sentences, unseen = held_out_sentences(corpus, filler_count)
+    ids = torch.tensor([vocab.encode(list(s)) for s in sentences])  # (N, T): one length per count
+    verb = story.verb_position(filler_count)
+    predicted = model(ids[:, : verb + 1])[:, verb].argmax(dim=-1)  # (N,)
+    return (predicted == ids[:, verb + 1]).float().mean().item(), unseen
+
+
+def is_story_corpus(corpus: Corpus, vocab: Vocab) -> bool:
+    story = STORIES[corpus.lang]
+    words = {w for s in story.subjects for w in s} | set(story.objects) | set(story.verb) | set(story.fillers)
+    return all(w in vocab for w in words)
+
+
+def accuracy_by_distance(transformer, rnn, vocab: Vocab, corpus: Corpus) -> list[dict]:
+    """Object-word accuracy of both models per number of fillers between subject and verb.
+
+    Only a corpus that tells the story (all its words known) can be measured; others get [].
+    """
+    if not is_story_corpus(corpus, vocab):
+        return []
+    rows = []
+    for distance in range(MAX_FILLERS + 1):
+        transformer_accuracy, unseen = object_accuracy(transformer, vocab, corpus, distance)
+        rnn_accuracy, _ = object_accuracy(rnn, vocab, corpus, distance)
+        rows.append({"distance": distance, "transformer": transformer_accuracy, "rnn": rnn_accuracy,
+                     "sentences": HELD_OUT_PER_DISTANCE, "unseen": unseen})
+    return rows
+
+
+SQRT_DK_SIZES = (4, 16, 64, 256, 1024)
+SQRT_DK_SEED = 1234
+SQRT_DK_SAMPLES = 4000  # query/key pairs per d_k for the variance
+SQRT_DK_ROWS = 1000  # softmax rows per d_k for the weights and gradients
+SQRT_DK_KEYS = 8  # keys per softmax row
+
+
+def softmax_jacobian_norm(logits: torch.Tensor) -> torch.Tensor:
+    """Mean Frobenius norm of ∂softmax/∂logits over the rows of logits (N, K), by autograd."""
+    logits = logits.clone().requires_grad_(True)
+    weights = F.softmax(logits, dim=-1)  # (N, K)
+    rows = []
+    for k in range(weights.shape[1]):
+        (grad,) = torch.autograd.grad(weights[:, k].sum(), logits, retain_graph=True)  # (N, K)
+        rows.append(grad)
+    jacobian = torch.stack(rows, dim=1)  # (N, K, K)
+    return jacobian.pow(2).sum(dim=(1, 2)).sqrt().mean()
+
+
+def sqrt_dk() -> list[dict]:
+    """Why divide by √d_k: seeded standard-normal queries and keys of growing size d_k."""
+    generator = torch.Generator().manual_seed(SQRT_DK_SEED)
+    rows = []
+    for d_k in SQRT_DK_SIZES:
+        q = torch.randn(SQRT_DK_SAMPLES, d_k, generator=generator, dtype=torch.float64)
+        k = torch.randn(SQRT_DK_SAMPLES, d_k, generator=generator, dtype=torch.float64)
+        variance = (q * k).sum(dim=-1).var().item()
+        queries = torch.randn(SQRT_DK_ROWS, 1, d_k, generator=generator, dtype=torch.float64)
+        keys = torch.randn(SQRT_DK_ROWS, SQRT_DK_KEYS, d_k, generator=generator, dtype=torch.float64)
+        scores = (queries * keys).sum(dim=-1)  # (rows, keys)
+        scaled = scores / math.sqrt(d_k)
+        rows.append({
+            "d_k": d_k,
+            "score_variance": variance,
+            "max_weight_unscaled": F.softmax(scores, dim=-1).max(dim=-1).values.mean().item(),
+            "max_weight_scaled": F.softmax(scaled, dim=-1).max(dim=-1).values.mean().item(),
+            "grad_norm_unscaled": softmax_jacobian_norm(scores).item(),
+            "grad_norm_scaled": softmax_jacobian_norm(scaled).item(),
+        })
+    return rows
+
+
+SCALE_LENGTHS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
+
+
+def fully_connected_for(length: int, d_model: int, vocab_size: int) -> nn.Module:
+    """A network sized to its input: every input node feeds a hidden layer as wide as the input."""
+    width = length * d_model
+    return nn.Sequential(nn.Linear(width, width), nn.ReLU(), nn.Linear(width, vocab_size))
+
+
+def parameter_count(module: nn.Module) -> int:
+    return sum(p.numel() for p in module.parameters())
+
+
+def scale(attention: nn.Module) -> list[dict]:
+    """Parameter counts of real torch modules (built on the meta device: counted, not allocated)."""
+    c = attention.config
+    attention_count = parameter_count(attention)
+    rows = []
+    with torch.device("meta"):
+        for length in SCALE_LENGTHS:
+            network = fully_connected_for(length, c.d_model, c.vocab_size)
+            rows.append({"length": length, "fully_connected": parameter_count(network),
+                         "attention": attention_count})
+    return rows
+
+
+@torch.no_grad()
+def kv_cache(model, ids: list[int]) -> dict:
+    """Generate over the sentence word by word, with and without the KV cache, and compare."""
+    idx = torch.tensor([ids])  # (1, T)
+    model.projections = 0
+    recomputed = torch.cat([model(idx[:, : t + 1])[:, -1] for t in range(idx.shape[1])])  # (T, vocab)
+    without_cache = model.projections
+    model.projections, cache = 0, {}
+    cached = torch.cat([model.step(idx[:, t: t + 1], cache)[:, -1] for t in range(idx.shape[1])])
+    with_cache = model.projections
+    stored = sum(tensor.numel() for tensor in cache.values())
+    return {"projections_without_cache": without_cache, "projections_with_cache": with_cache,
+            "max_abs_diff": (recomputed - cached).abs().max().item(), "cached_numbers": stored}
+
+
+@torch.no_grad()
+def head_behaviour(model, vocab: Vocab, corpus: Corpus) -> list[dict]:
+    """What each head of a multi-head model looks at, measured over corpus sentences.
+
+    For every query word from the third on, the share of its weight on the first word (where the
+    subject stands), on the previous word and on itself; a head is labelled by the largest share.
+    """
+    sentences = [s for s in corpus.sentences if len(s) >= 4][:500]
+    shares = torch.zeros(model.config.heads, 3)
+    for sentence in sentences:
+        weights = model.inspect(torch.tensor([vocab.encode(list(sentence))]))["weights"][0]  # (H, T, T)
+        T = weights.shape[-1]
+        rows = torch.arange(2, T)
+        shares += torch.stack([weights[:, rows, 0], weights[:, rows, rows - 1], weights[:, rows, rows]],
+                              dim=-1).mean(dim=1)
+    shares /= len(sentences)
+    names = ("first word", "previous word", "itself")
+    return [{"head": h, "looks_at": names[int(shares[h].argmax())],
+             "shares": dict(zip(names, shares[h].tolist()))} for h in range(model.config.heads)]

@@ -1,0 +1,93 @@
+"""Sentence → words → ids: longest match for Chinese, whitespace for English."""
+
+from __future__ import annotations
+
+import unicodedata
+
+SENTENCE_END = ".!?。！？"
+
+
+class SentenceError(ValueError):
+    """A sentence the models cannot read; the message says what to do."""
+
+
+def shown(text: str) -> str:
+    """Text as a user can read it in an error message, invisible characters escaped."""
+    if all(ch.isprintable() and unicodedata.category(ch) not in ("Cf", "Zl", "Zp") for ch in text):
+        return f'"{text}"'
+    return ascii(text)
+
+
+class Vocab:
+    """The words a model knows, each with an id (its index in ``words``)."""
+
+    def __init__(self, words: list[str], lang: str):
+        self.words = list(words)
+        self.lang = lang
+        self.ids = {word: i for i, word in enumerate(self.words)}
+        self.longest = max(len(word) for word in self.words)
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def __contains__(self, word: str) -> bool:
+        return word in self.ids
+
+    def encode(self, words: list[str]) -> list[int]:
+        return [self.ids[word] for word in words]
+
+    def decode(self, ids: list[int]) -> list[str]:
+        return [self.words[i] for i in ids]
+
+    def split(self, sentence: str, context: int) -> list[str]:
+        """The words of ``sentence``, or SentenceError naming what is wrong."""
+        text = sentence.strip()
+        if text and text[-1] in SENTENCE_END:
+            text = text[:-1].rstrip()
+        if not text:
+            raise SentenceError("the sentence is empty: pass --sentence with at least two known words")
+        chunks = text.split()
+        words = [w for chunk in chunks for w in self._split_chunk(chunk, sentence)]
+        if len(words) < 2:
+            raise SentenceError(
+                f"the sentence {shown(sentence)} has one word; it needs at least two "
+                "(the last word is the one the model predicts)"
+            )
+        if len(words) > context:
+            raise SentenceError(
+                f"the sentence has {len(words)} words but the models read at most {context}: shorten it"
+            )
+        return words
+
+    def _split_chunk(self, chunk: str, sentence: str) -> list[str]:
+        if self.lang == "en":
+            word = chunk if chunk in self.ids else chunk.lower()
+            if word not in self.ids:
+                raise self._unknown(chunk, sentence)
+            return [word]
+        words, i = [], 0
+        while i < len(chunk):
+            match = self._longest_match(chunk, i)
+            if match is None:
+                end = i + 1
+                while end < len(chunk) and self._longest_match(chunk, end) is None:
+                    end += 1
+                raise self._unknown(chunk[i:end], sentence)
+            words.append(match)
+            i += len(match)
+        return words
+
+    def _longest_match(self, text: str, start: int) -> str | None:
+        for size in range(min(self.longest, len(text) - start), 0, -1):
+            if text[start:start + size] in self.ids:
+                return text[start:start + size]
+        return None
+
+    def _unknown(self, word: str, sentence: str) -> SentenceError:
+        if len(word) > 40:
+            word = word[:40] + "…"
+        examples = ", ".join(self.words[:12])
+        return SentenceError(
+            f"unknown word {shown(word)} in the sentence: use words the models know "
+            f"({examples}, …) or pass --corpus FILE with sentences that use it"
+        )
