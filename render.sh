@@ -33,7 +33,7 @@ install_system_packages() {
 install_python_environment() {
     # The stamp records what the environment was built from; an unchanged project skips pip.
     local stamp="$VENV/.installed" want
-    want=$(cat pyproject.toml render.sh | sha256sum | cut -d' ' -f1)
+    want=$( (cat pyproject.toml; declare -f install_python_environment) | sha256sum | cut -d' ' -f1)
     if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -x "$VENV/bin/python" ]; then
         return 0
     fi
@@ -62,6 +62,11 @@ case "${1:-}" in
         ;;
     setup)
         setup
+        ;;
+    "")
+        setup
+        echo "The scenes are not built yet; what exists today:" >&2
+        exec "$VENV/bin/python" -m model.cli --help
         ;;
     *)
         setup

@@ -16,7 +16,7 @@ from pathlib import Path
 import torch
 
 # Bump when the models or the checkpoint layout change: older files are then retrained.
-FORMAT = 3
+FORMAT = 4
 
 
 class CheckpointError(ValueError):

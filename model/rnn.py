@@ -25,13 +25,19 @@ class ElmanRNN(nn.Module):
         c = config
         self.config = c
         self.token_embedding = nn.Embedding(c.vocab_size, c.d_model)
-        # h_t = tanh(W_ih x_t + b_ih + W_hh h_(t-1) + b_hh): torch's fused Elman RNN, same equation.
-        self.recurrence = nn.RNN(c.d_model, c.d_hidden, nonlinearity="tanh", batch_first=True)
+        self.input_to_hidden = nn.Linear(c.d_model, c.d_hidden)
+        self.hidden_to_hidden = nn.Linear(c.d_hidden, c.d_hidden, bias=False)
         self.output = nn.Linear(c.d_hidden, c.vocab_size)
 
     def run(self, x: torch.Tensor) -> torch.Tensor:
-        """Hidden states (B, T, d_hidden) for input embeddings x (B, T, d_model)."""
-        return self.recurrence(x)[0]
+        """Hidden states (B, T, d_hidden) for input embeddings x (B, T, d_model): one word at a time,
+        each step mixing the new word with the state the previous step handed on."""
+        h = x.new_zeros(x.shape[0], self.config.d_hidden)  # (B, d_hidden)
+        states = []
+        for t in range(x.shape[1]):
+            h = torch.tanh(self.input_to_hidden(x[:, t]) + self.hidden_to_hidden(h))  # (B, d_hidden)
+            states.append(h)
+        return torch.stack(states, dim=1)  # (B, T, d_hidden)
 
     def forward(self, idx: torch.Tensor) -> torch.Tensor:
         return self.inspect(idx)["logits"]

@@ -1,0 +1,84 @@
+"""Correctness of the models themselves: causal mask, weights, KV cache, determinism."""
+
+import pytest
+import torch
+
+from model import train
+from model.attention import AttentionConfig, AttentionModel
+from model.measure import kv_cache
+from model.rnn import ElmanRNN, RNNConfig
+
+
+def random_sentence(length: int, vocab_size: int, seed: int) -> torch.Tensor:
+    return torch.randint(vocab_size, (1, length), generator=torch.Generator().manual_seed(seed))
+
+
+@pytest.fixture(params=["attention", "multi_head", "rnn"])
+def language_model(request, zh_models):
+    return getattr(zh_models, request.param)
+
+
+def test_a_later_word_never_changes_an_earlier_prediction(language_model, zh_models):
+    ids = random_sentence(10, len(zh_models.vocab), seed=1)
+    changed = ids.clone()
+    changed[0, 6:] = (changed[0, 6:] + 1) % len(zh_models.vocab)
+    with torch.no_grad():
+        before, after = language_model(ids), language_model(changed)
+    assert torch.equal(before[0, :6], after[0, :6])
+    assert not torch.allclose(before[0, 6:], after[0, 6:])
+
+
+@pytest.mark.parametrize("heads", [1, 3])
+def test_attention_rows_sum_to_one_and_ignore_later_words(heads):
+    torch.manual_seed(0)
+    model = AttentionModel(AttentionConfig(vocab_size=20, heads=heads))
+    weights = model.inspect(random_sentence(9, 20, seed=2))["weights"][0]  # (H, T, T)
+    assert torch.allclose(weights.sum(-1), torch.ones(heads, 9))
+    assert torch.all(weights.triu(1) == 0)
+
+
+@pytest.mark.parametrize("length", [1, 4, 13, 24])
+def test_kv_cache_gives_the_full_recompute_logits_with_t_projections_instead_of_t_t1_over_2(zh_models, length):
+    ids = random_sentence(length, len(zh_models.vocab), seed=length)[0].tolist()
+    result = kv_cache(zh_models.attention, ids)
+    assert result["projections_with_cache"] == length
+    assert result["projections_without_cache"] == length * (length + 1) // 2
+    assert result["max_abs_diff"] < 1e-5
+
+
+def test_rnn_influence_rows_are_shares_of_earlier_words(zh_models):
+    influence = zh_models.rnn.influence(random_sentence(8, len(zh_models.vocab), seed=3))
+    assert torch.allclose(influence.sum(-1), torch.ones(8), atol=1e-6)
+    assert torch.all(influence.triu(1) == 0)
+    assert torch.all(influence >= 0)
+
+
+def short_training(monkeypatch):
+    monkeypatch.setattr(train, "ATTENTION_SCHEDULE", train.Schedule(steps=60, lr=1e-2, attention_delay=10))
+    monkeypatch.setattr(train, "RNN_SCHEDULE", train.Schedule(steps=60, lr=3e-3))
+
+
+def test_training_twice_gives_bitwise_equal_weights(monkeypatch, zh_models):
+    short_training(monkeypatch)
+    vocab = zh_models.vocab
+    inputs, targets = train.next_word_data(zh_models.corpus.sentences, vocab)
+    first, _, _ = train.train_attention(vocab, inputs, targets)
+    second, _, _ = train.train_attention(vocab, inputs, targets)
+    for name, tensor in first.state_dict().items():
+        assert torch.equal(tensor, second.state_dict()[name]), name
+    assert train.train_rnn(vocab, inputs, targets).state_dict()["output.weight"].equal(
+        train.train_rnn(vocab, inputs, targets).state_dict()["output.weight"])
+
+
+def test_training_history_records_every_fifty_steps_with_snapshots(zh_models):
+    steps = [entry["step"] for entry in zh_models.history]
+    assert steps == list(range(0, train.ATTENTION_SCHEDULE.steps + 1, train.ATTENTION_SCHEDULE.record_every))
+    assert len(zh_models.snapshots) == len(steps)
+    assert zh_models.history[-1]["loss"] < zh_models.history[0]["loss"]
+
+
+def test_an_untrained_rnn_and_attention_model_share_one_interface():
+    ids = random_sentence(5, 12, seed=4)
+    for model in (AttentionModel(AttentionConfig(vocab_size=12)), ElmanRNN(RNNConfig(vocab_size=12))):
+        assert model(ids).shape == (1, 5, 12)
+        assert "logits" in model.inspect(ids)

@@ -1,0 +1,100 @@
+"""The explainer's story is true of the trained models, measured on held-out sentences."""
+
+import pytest
+import torch
+
+from model import measure
+from model.corpus import MAX_FILLERS, STORIES, story_pairs
+from model.models import load_translator, translate_words
+
+
+def test_from_zhua_the_largest_weight_goes_to_mao_and_is_at_least_0_9(default_trace):
+    tokens = default_trace["tokens"]
+    row = default_trace["attention"]["weights"][tokens.index("抓")]
+    assert tokens[max(range(len(row)), key=row.__getitem__)] == "猫"
+    assert row[tokens.index("猫")] >= 0.9
+
+
+def test_after_zhua_the_model_predicts_laoshu_with_probability_at_least_0_9(default_trace):
+    word, probability = default_trace["attention"]["predictions"][default_trace["tokens"].index("抓")][0]
+    assert word == "老鼠" and probability >= 0.9
+
+
+@pytest.mark.parametrize("distance", range(MAX_FILLERS + 1))
+def test_the_transformer_finds_the_object_at_every_distance(zh_models, distance):
+    accuracy, _ = measure.object_accuracy(zh_models.attention, zh_models.vocab, zh_models.corpus, distance)
+    assert accuracy >= 0.97
+
+
+def test_held_out_sentences_are_unseen_wherever_the_story_has_enough_sentences(zh_models):
+    sentences, unseen = measure.held_out_sentences(zh_models.corpus, 6)
+    assert len(sentences) == measure.HELD_OUT_PER_DISTANCE and unseen == len(sentences)
+    assert not set(sentences) & set(zh_models.corpus.sentences)
+
+
+def test_the_verb_weighs_the_subject_most_for_every_subject(zh_models):
+    story = STORIES["zh"]
+    for subject in story.subjects:
+        pairs = [zh for zh, _ in story_pairs(200, 11, 3) if tuple(zh[:1]) == subject]
+        ids = torch.tensor([zh_models.vocab.encode(p) for p in pairs])
+        with torch.no_grad():
+            weights = zh_models.attention.inspect(ids)["weights"][:, 0, story.verb_position(3)]  # (N, T)
+        assert (weights.argmax(dim=-1) == 0).float().mean() >= 0.95, subject
+        assert weights[:, 0].mean() >= 0.7, subject
+
+
+def test_stored_accuracy_is_what_the_models_measure_now(zh_models):
+    stored = zh_models.accuracy_by_distance
+    assert [row["distance"] for row in stored] == list(range(MAX_FILLERS + 1))
+    for row in stored[::5]:
+        live, _ = measure.object_accuracy(zh_models.rnn, zh_models.vocab, zh_models.corpus, row["distance"])
+        assert live == row["rnn"]
+
+
+def test_the_rnn_finds_the_object_next_to_its_subject_but_less_often_far_from_it(zh_models):
+    accuracy = {row["distance"]: row["rnn"] for row in zh_models.accuracy_by_distance}
+    assert accuracy[0] >= 0.9
+    assert accuracy[MAX_FILLERS] < accuracy[5] < accuracy[0]
+    assert accuracy[MAX_FILLERS] <= min(row["transformer"] for row in zh_models.accuracy_by_distance) - 0.1
+
+
+def test_the_rnn_holds_the_first_word_less_and_less_as_words_come_in(zh_models):
+    sentence = [zh for zh, _ in story_pairs(50, 3, MAX_FILLERS)][0]
+    influence = zh_models.rnn.influence(torch.tensor([zh_models.vocab.encode(sentence)]))
+    first_word_share = influence[:, 0]
+    assert first_word_share[-1] < first_word_share[2] < first_word_share[1] < 1
+    assert first_word_share[-1] < 0.1
+
+
+def test_without_scaling_the_softmax_saturates_and_its_gradient_vanishes():
+    rows = {row["d_k"]: row for row in measure.sqrt_dk()}
+    for d_k, row in rows.items():
+        assert abs(row["score_variance"] - d_k) <= 0.15 * d_k
+        assert row["max_weight_scaled"] < 0.6
+    assert rows[1024]["max_weight_unscaled"] >= 0.99
+    assert rows[1024]["grad_norm_unscaled"] < 0.2 * rows[1024]["grad_norm_scaled"]
+
+
+def test_at_least_two_heads_look_at_different_things(zh_models):
+    labels = {head["looks_at"] for head in zh_models.head_behaviour}
+    assert len(labels) >= 2
+
+
+@pytest.fixture(scope="module")
+def translator():
+    return load_translator()
+
+
+def test_the_translator_translates_held_out_sentences_exactly(translator, zh_models):
+    from model.models import exact_match, held_out_translations
+
+    pairs = held_out_translations(zh_models.corpus)
+    assert len(pairs) == 500
+    assert exact_match(translator.model, translator.source, translator.target, pairs) >= 0.95
+
+
+def test_cross_attention_from_cat_peaks_on_mao(translator):
+    result = translate_words(translator.model, translator.source, translator.target, ["猫", "喜欢", "抓", "老鼠"])
+    assert result["target"] == "the cat likes to catch mice".split()
+    cat_row = result["cross_weights"][result["target"].index("cat")]
+    assert cat_row.argmax().item() == 0

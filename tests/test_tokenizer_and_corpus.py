@@ -1,0 +1,106 @@
+import pytest
+
+from model.corpus import (CORPUS_SIZE, MAX_FILLERS, STORIES, CorpusError, default_corpus_path,
+                          load_corpus, write_story_corpora)
+from model.tokenizer import SentenceError, Vocab
+
+
+@pytest.fixture(scope="module")
+def zh_vocab():
+    return Vocab(load_corpus(default_corpus_path("zh"), "zh").words, "zh")
+
+
+@pytest.fixture(scope="module")
+def en_vocab():
+    return Vocab(load_corpus(default_corpus_path("en"), "en").words, "en")
+
+
+def test_longest_match_splits_the_default_sentence(zh_vocab):
+    assert zh_vocab.split("猫喜欢抓老鼠", 24) == ["猫", "喜欢", "抓", "老鼠"]
+
+
+def test_every_corpus_sentence_splits_back_into_its_words_when_written_without_spaces(zh_vocab):
+    corpus = load_corpus(default_corpus_path("zh"), "zh")
+    for sentence in corpus.sentences:
+        assert zh_vocab.split("".join(sentence), 24) == list(sentence)
+
+
+def test_english_splits_on_whitespace_ignoring_case_and_a_final_full_stop(en_vocab):
+    assert en_vocab.split("The cat likes to catch mice.", 24) == "the cat likes to catch mice".split()
+
+
+@pytest.mark.parametrize("sentence, fragment", [
+    ("", "empty"),
+    ("   ", "empty"),
+    ("。", "empty"),
+    ("狮子喜欢抓老鼠", '"狮子"'),
+    ("猫喜欢抓老鼠🐭", '"🐭"'),
+    ("猫\u200b喜欢抓老鼠", "\\u200b"),
+    ("猫\x00喜欢", "\\x00"),
+    ("猫", "one word"),
+    ("猫" + "每天" * 30 + "喜欢抓老鼠", "at most 24"),
+])
+def test_bad_chinese_sentences_are_refused_with_a_message_naming_the_problem(zh_vocab, sentence, fragment):
+    with pytest.raises(SentenceError) as error:
+        zh_vocab.split(sentence, 24)
+    assert fragment in str(error.value)
+    assert "\n" not in str(error.value)
+
+
+def test_an_unknown_english_word_is_named_and_the_fix_is_given(en_vocab):
+    with pytest.raises(SentenceError, match='"lion".*--corpus'):
+        en_vocab.split("the lion likes to catch mice", 24)
+
+
+def test_the_story_corpus_is_what_the_generator_writes(tmp_path):
+    written = write_story_corpora(tmp_path)
+    for lang, path in written.items():
+        assert path.read_bytes() == default_corpus_path(lang).read_bytes()
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_object_follows_from_the_subject_alone_and_gaps_span_zero_to_ten(lang):
+    story = STORIES[lang]
+    corpus = load_corpus(default_corpus_path(lang), lang)
+    assert len(corpus.sentences) == CORPUS_SIZE
+    objects_of = {}
+    gaps = set()
+    for sentence in corpus.sentences:
+        subject = len(story.subjects[0])
+        objects_of.setdefault(sentence[:subject], set()).add(sentence[-1])
+        assert list(sentence[-1 - len(story.verb):-1]) == list(story.verb)
+        gaps.add(len(sentence) - subject - len(story.verb) - 1)
+    assert len(objects_of) >= 5  # several subjects share the verb ...
+    assert all(len(objects) == 1 for objects in objects_of.values())  # ... each with its own object
+    assert gaps == set(range(MAX_FILLERS + 1))
+
+
+def test_twin_corpora_align_line_by_line():
+    zh = load_corpus(default_corpus_path("zh"), "zh")
+    en = load_corpus(default_corpus_path("en"), "en")
+    pairs = dict(zip(STORIES["zh"].objects, STORIES["en"].objects))
+    for zh_sentence, en_sentence in zip(zh.sentences, en.sentences):
+        assert pairs[zh_sentence[-1]] == en_sentence[-1]
+        assert len(zh_sentence) + 2 == len(en_sentence)  # "the cat" and "likes to catch" are one word longer each
+
+
+@pytest.mark.parametrize("content, fragment", [
+    (b"", "no sentences"),
+    (b"# only a comment\n\n", "no sentences"),
+    (b"\xff\xfe\x00bad", "not UTF-8"),
+    (b"a b\n" * 5, "at least 20"),
+    ("猫喜欢抓老鼠\n".encode() * 30, "two or more words"),
+    (b"a\x00b c\n" * 30, "NUL"),
+])
+def test_bad_corpus_files_are_refused_with_a_message(tmp_path, content, fragment):
+    path = tmp_path / "corpus.txt"
+    path.write_bytes(content)
+    with pytest.raises(CorpusError, match=fragment):
+        load_corpus(path, "zh")
+
+
+def test_a_missing_corpus_or_a_folder_is_refused(tmp_path):
+    with pytest.raises(CorpusError, match="cannot read"):
+        load_corpus(tmp_path / "nope.txt", "zh")
+    with pytest.raises(CorpusError, match="is a folder"):
+        load_corpus(tmp_path, "zh")

@@ -1,0 +1,118 @@
+"""The Trace: fields, validation, hash, and the `trace` command."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from model.trace import TraceError, build_trace, content_hash, load_trace, save_trace, validate
+
+FIXED_NAMES = ("sentence", "tokens", "attention", "rnn", "accuracy_by_distance", "training", "kv_cache",
+               "scale", "sqrt_dk", "multi_head", "encoder_decoder")
+
+
+def test_the_trace_has_the_fixed_top_level_names_and_is_json(default_trace):
+    assert set(FIXED_NAMES) <= set(default_trace)
+    assert json.loads(json.dumps(default_trace)) == default_trace
+    for name in ("weights", "scores", "queries", "keys", "values", "predictions"):
+        assert name in default_trace["attention"]
+
+
+def test_the_training_history_follows_the_pair_from_zhua_to_mao(default_trace):
+    training = default_trace["training"]
+    assert default_trace["tokens"][training["query_index"]] == "抓"
+    assert default_trace["tokens"][training["key_index"]] == "猫"
+    history = training["history"]
+    assert history[-1]["key_weight"] > history[0]["key_weight"] + 0.5
+    assert history[-1]["key_score"] > history[0]["key_score"]
+    assert history[-1]["loss"] < history[0]["loss"]
+    assert history[-1]["key_weight"] == default_trace["attention"]["weights"][2][0]
+
+
+def test_scale_counts_grow_faster_than_the_input_while_attention_stays_fixed(default_trace):
+    rows = default_trace["scale"]
+    for small, large in zip(rows, rows[1:]):
+        growth = large["length"] / small["length"]
+        assert large["fully_connected"] > growth * small["fully_connected"]
+        assert large["attention"] == small["attention"]
+
+
+def test_the_default_translation_is_the_english_twin(default_trace):
+    pair = default_trace["encoder_decoder"]
+    assert pair["source_tokens"] == ["猫", "喜欢", "抓", "老鼠"]
+    assert pair["target_tokens"] == "the cat likes to catch mice".split()
+
+
+def test_an_english_trace_uses_the_english_models():
+    trace = build_trace("The dog likes to catch frisbees", "en")
+    assert trace["tokens"] == "the dog likes to catch frisbees".split()
+    assert trace["attention"]["predictions"][-2][0][0] == "frisbees"
+
+
+def test_a_saved_trace_loads_back_and_an_edited_one_is_caught(default_trace, tmp_path):
+    path = tmp_path / "trace.json"
+    save_trace(default_trace, path)
+    assert load_trace(path) == default_trace
+    edited = json.loads(path.read_text(encoding="utf-8"))
+    edited["attention"]["weights"][2][0] = 0.5
+    path.write_text(json.dumps(edited, ensure_ascii=False), encoding="utf-8")
+    with pytest.raises(TraceError, match="edited or damaged"):
+        load_trace(path)
+
+
+@pytest.mark.parametrize("breakage, message", [
+    (lambda t: t["attention"]["weights"][1].__setitem__(0, 0.7), "sums to"),
+    (lambda t: t["attention"]["weights"][0].__setitem__(1, 0.0) or t["attention"]["weights"][1].__setitem__(2, 0.1)
+     or t["attention"]["weights"][1].__setitem__(1, t["attention"]["weights"][1][1] - 0.1), "later word"),
+    (lambda t: t["rnn"]["influence"].pop(), "rnn.influence"),
+    (lambda t: t.pop("kv_cache"), "missing kv_cache"),
+])
+def test_validation_names_what_is_wrong(default_trace, breakage, message):
+    broken = json.loads(json.dumps(default_trace))
+    breakage(broken)
+    with pytest.raises(TraceError, match=message):
+        validate(broken)
+
+
+def test_the_content_hash_covers_every_field(default_trace):
+    changed = json.loads(json.dumps(default_trace))
+    changed["sqrt_dk"][0]["score_variance"] += 1e-6
+    assert content_hash(changed) != default_trace["hash"]
+
+
+def render(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "model.cli", *args], cwd=cwd, capture_output=True, text=True,
+                          env={"PYTHONPATH": str(__import__("pathlib").Path(__file__).parents[1]),
+                               "PATH": "/usr/bin:/bin", "ATTENTION_EXPLAINER_CACHE": str(cwd / "cache")})
+
+
+def test_the_trace_command_writes_where_it_says(tmp_path):
+    result = render("trace", "--sentence", "狗喜欢抓飞盘", "--out", str(tmp_path / "t" / "trace.json"), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert f"wrote {tmp_path / 't' / 'trace.json'}" in result.stdout
+    assert load_trace(tmp_path / "t" / "trace.json")["tokens"] == ["狗", "喜欢", "抓", "飞盘"]
+
+
+def test_the_default_output_is_named_after_the_sentence(tmp_path):
+    result = render("trace", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "out" / "猫喜欢抓老鼠" / "trace.json").is_file()
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["trace", "--sentence", "狮子喜欢抓老鼠"], "unknown word"),
+    (["trace", "--sentence", ""], "empty"),
+    (["trace", "--lang", "fr"], "unknown language"),
+    (["trace", "--corpus", "missing.txt"], "cannot read corpus"),
+    (["trace", "--out", "."], "is a folder"),
+    (["trace", "--bogus"], "unrecognized arguments"),
+    (["fly"], "invalid choice"),
+])
+def test_user_mistakes_get_one_line_exit_2_and_nothing_written(tmp_path, args, fragment):
+    result = render(*args, cwd=tmp_path)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:") and fragment in lines[0], result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "out").exists()
