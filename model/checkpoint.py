@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import io
-import os
-import tempfile
 from pathlib import Path
 
 import torch
+
+from model.files import write_atomically
 
 # Bump when the models or the checkpoint layout change: older files are then retrained.
 FORMAT = 4
@@ -25,24 +25,6 @@ class CheckpointError(ValueError):
 
 def manifest_path(path: Path) -> Path:
     return path.with_name(path.name + ".sha256")
-
-
-def write_atomically(path: Path, data: bytes) -> None:
-    """Write data so that path holds either its old content or all of the new, never a part."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)  # mkstemp makes files private; published ones are not
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 def save_checkpoint(payload: dict, path: Path) -> None:

@@ -68,7 +68,8 @@ def writable_output(path: Path) -> Path:
 
 
 def run_trace(args) -> None:
-    from model.trace import build_trace, save_trace
+    from model.trace import build_trace
+    from model.trace_schema import save_trace
 
     sentence = args.sentence if args.sentence is not None else STORIES[args.lang].default_sentence
     out = writable_output(Path(args.out) if args.out else Path("out") / slug(sentence) / "trace.json")

@@ -6,7 +6,8 @@ import sys
 
 import pytest
 
-from model.trace import TraceError, build_trace, content_hash, load_trace, save_trace, validate
+from model.trace import build_trace
+from model.trace_schema import TraceError, content_hash, load_trace, save_trace, validate
 
 FIXED_NAMES = ("sentence", "tokens", "attention", "rnn", "accuracy_by_distance", "training", "kv_cache",
                "scale", "sqrt_dk", "multi_head", "encoder_decoder")

@@ -1,0 +1,96 @@
+"""The Trace's schema: validation, content hash, saving and loading. Plain Python, no torch,
+so that the scenes can load and check a Trace without the models.
+
+A Trace is validated when built and when loaded, and carries a hash of its own content so that a
+stale or hand-edited trace.json is caught.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from model.files import write_atomically
+
+TRACE_FORMAT = 1
+ROW_SUM_TOLERANCE = 1e-4
+
+
+class TraceError(ValueError):
+    """A Trace that is malformed, stale or edited; the message says what to do."""
+
+
+def content_hash(trace: dict) -> str:
+    body = {key: value for key, value in trace.items() if key != "hash"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+def check(condition: bool, message: str) -> None:
+    if not condition:
+        raise TraceError(f"invalid trace: {message}")
+
+
+def check_matrix(matrix, rows: int, cols: int, name: str) -> None:
+    check(isinstance(matrix, list) and len(matrix) == rows
+          and all(isinstance(r, list) and len(r) == cols for r in matrix),
+          f"{name} must be {rows}×{cols}")
+
+
+def check_weights(matrix, size: int, name: str, causal: bool = True) -> None:
+    """Square attention weights: rows sum to 1, nothing on later words when causal."""
+    check_matrix(matrix, size, size, name)
+    for i, row in enumerate(matrix):
+        check(abs(sum(row) - 1) < ROW_SUM_TOLERANCE, f"{name} row {i} sums to {sum(row):.6f}, not 1")
+        check(all(w >= 0 for w in row), f"{name} row {i} has a negative weight")
+        if causal:
+            check(all(w == 0 for w in row[i + 1:]), f"{name} row {i} looks at a later word")
+
+
+def validate(trace: dict) -> None:
+    """Raise TraceError unless the trace has every field with consistent shapes and weights."""
+    required = ("sentence", "tokens", "attention", "rnn", "accuracy_by_distance", "training",
+                "kv_cache", "scale", "sqrt_dk", "multi_head", "encoder_decoder")
+    missing = [name for name in required if name not in trace]
+    check(not missing, f"missing {', '.join(missing)}")
+    T = len(trace["tokens"])
+    check(T >= 2, "fewer than two tokens")
+    attention = trace["attention"]
+    d_k = attention["config"]["d_k"]
+    for name in ("queries", "keys", "values"):
+        check_matrix(attention[name], T, d_k, f"attention.{name}")
+    check_matrix(attention["scores"], T, T, "attention.scores")
+    check_weights(attention["weights"], T, "attention.weights")
+    check(len(attention["predictions"]) == T, "attention.predictions needs one entry per word")
+    rnn = trace["rnn"]
+    check_matrix(rnn["hidden"], T, rnn["config"]["d_hidden"], "rnn.hidden")
+    check_weights(rnn["influence"], T, "rnn.influence")
+    heads = trace["multi_head"]["weights"]
+    check(len(heads) == len(trace["multi_head"]["heads"]), "multi_head needs a label per head")
+    for h, weights in enumerate(heads):
+        check_weights(weights, T, f"multi_head.weights[{h}]")
+    pair = trace["encoder_decoder"]
+    S, U = len(pair["source_tokens"]), len(pair["target_tokens"])
+    check_weights(pair["encoder_weights"], S, "encoder_decoder.encoder_weights", causal=False)
+    check_weights(pair["decoder_weights"], U, "encoder_decoder.decoder_weights")
+    check_matrix(pair["cross_weights"], U, S, "encoder_decoder.cross_weights")
+    for i, row in enumerate(pair["cross_weights"]):
+        check(abs(sum(row) - 1) < ROW_SUM_TOLERANCE, f"encoder_decoder.cross_weights row {i} does not sum to 1")
+    check(all(row["step"] >= 0 for row in trace["training"]["history"]), "training steps must be ≥ 0")
+
+
+def save_trace(trace: dict, path: Path) -> None:
+    text = json.dumps(trace, ensure_ascii=False, indent=1) + "\n"
+    write_atomically(Path(path), text.encode("utf-8"))
+
+
+def load_trace(path: Path) -> dict:
+    """A trace.json checked against its own hash and validated."""
+    try:
+        trace = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise TraceError(f"cannot read trace {path}: {error}; rebuild it with ./render.sh trace") from None
+    if not isinstance(trace, dict) or trace.get("hash") != content_hash(trace):
+        raise TraceError(f"trace {path} was edited or damaged (hash mismatch); rebuild it with ./render.sh trace")
+    validate(trace)
+    return trace

@@ -1,0 +1,1 @@
+"""Manim scenes of the explainer. They read a Trace (plain data) and never import torch."""

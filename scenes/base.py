@@ -1,0 +1,57 @@
+"""What every chapter shares: its Trace, its language, narration as subcaptions, and a record
+of every number it puts on screen (so tests can compare them with the Trace)."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+from manim import UL, MovingCameraScene, Text
+
+from scenes import source
+from scenes.mobjects import label, number
+from scenes.strings import text
+from scenes.theme import theme
+
+# Reading speed used to hold each narration line on screen long enough.
+CHARACTERS_PER_SECOND = {"zh": 5.0, "en": 14.0}
+MIN_LINE_SECONDS = 2.0
+
+
+class ExplainerScene(MovingCameraScene):
+    title_key = ""
+
+    def setup(self):
+        super().setup()
+        self.trace = source.current_trace()
+        self.lang = source.language()
+        self.camera.background_color = theme().background
+        self.numbers_on_screen: dict[str, float] = {}
+
+    def say(self, key: str, **values) -> str:
+        return text(self.lang, key, **values)
+
+    def word(self, key: str, size: float = 22, role: str = "text") -> Text:
+        return label(self.say(key), size, role)
+
+    def shown(self, name: str, value: float, digits: int = 2, size: float = 18, role: str = "text") -> Text:
+        """A number for the screen, recorded under ``name`` for the tests."""
+        self.numbers_on_screen[name] = value
+        return number(value, digits, size, role)
+
+    def show_title(self):
+        title = label(self.say(self.title_key), 26).to_corner(UL, buff=0.3)
+        self.add(title)
+        return title
+
+    @contextmanager
+    def narration(self, key: str, **values):
+        """Narrate a step: its line becomes a subcaption spanning the step, held long enough to read."""
+        line = self.say(key, **values)
+        start = self.time
+        yield line
+        needed = max(MIN_LINE_SECONDS, len(line) / CHARACTERS_PER_SECOND[self.lang])
+        elapsed = self.time - start
+        if elapsed < needed:
+            self.wait(needed - elapsed)
+        self.add_subcaption(line, duration=self.time - start, offset=start - self.time)
+

@@ -1,0 +1,85 @@
+"""One network copy per word, and the attention steps between copies, as returned animations."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from manim import (DOWN, LEFT, RIGHT, UP, AnimationGroup, FadeIn, LaggedStart, ReplacementTransform, Succession,
+                   Text, VGroup, Write)
+
+from scenes.mobjects.nodes import Connections, NodeLayer, label, number
+
+
+class NetworkCopy(VGroup):
+    """The seed's network for one word: input nodes → Query / Key / ordinary-hidden (value) groups.
+
+    Compact, for laying several side by side: every group is a row of nodes, input at the bottom.
+    Accessors: ``word``, ``input_nodes``, ``query_nodes``, ``key_nodes``, ``value_nodes``,
+    ``edges_to(role)``.
+    """
+
+    def __init__(self, word: str, inputs: Sequence[float], query: Sequence[float], key: Sequence[float],
+                 value: Sequence[float], radius: float = 0.07, spacing: float = 0.19, word_size: float = 26,
+                 **kwargs):
+        super().__init__(**kwargs)
+        row = dict(radius=radius, spacing=spacing, direction=RIGHT)
+        self.word = label(word, word_size)
+        self.input_nodes = NodeLayer(inputs, "input", **row)
+        self.query_nodes = NodeLayer(query, "query", **row)
+        self.key_nodes = NodeLayer(key, "key", **row)
+        self.value_nodes = NodeLayer(value, "value", **row)
+        self.input_nodes.next_to(self.word, UP, buff=0.25)
+        self.query_nodes.next_to(self.input_nodes, UP, buff=0.55)
+        self.key_nodes.next_to(self.query_nodes, UP, buff=0.3)
+        self.value_nodes.next_to(self.key_nodes, UP, buff=0.3)
+        self.groups = {"query": self.query_nodes, "key": self.key_nodes, "value": self.value_nodes}
+        self.edges = {role: Connections(self.input_nodes, group, max_width=0.6, opacity=0.25)
+                      for role, group in self.groups.items()}
+        self.add(*self.edges.values(), self.word, self.input_nodes, *self.groups.values())
+
+    def edges_to(self, role: str) -> Connections:
+        return self.edges[role]
+
+    def create(self) -> AnimationGroup:
+        return AnimationGroup(FadeIn(self.word, shift=0.2 * UP), self.input_nodes.create(),
+                              *(group.create() for group in self.groups.values()),
+                              *(FadeIn(edges) for edges in self.edges.values()), lag_ratio=0.1)
+
+    def forward(self) -> AnimationGroup:
+        """The input's values flow into the three groups."""
+        return AnimationGroup(*(edges.flow() for edges in self.edges.values()))
+
+
+def multiply_pairs(query: NodeLayer, key: NodeLayer, products: Sequence[float], total: float, anchor,
+                   direction=DOWN, digits: int = 2, size: float = 16):
+    """q·k shown: each pair of nodes becomes its product, then the products sum into one number.
+
+    Returns (animation, product texts, the sum's text); the sum sits next to ``anchor``.
+    """
+    product_texts = VGroup(*(number(p, digits, size) for p in products))
+    product_texts.arrange(direction, buff=0.12).next_to(anchor, LEFT, buff=0.6)
+    pairs = [VGroup(query.node(i).copy(), key.node(i).copy()) for i in range(len(products))]
+    total_text = number(total, digits, size + 6, role="highlight").next_to(anchor, RIGHT, buff=0.2)
+    plus = Text("Σ", font_size=size + 8).next_to(product_texts, RIGHT, buff=0.25)
+    animation = Succession(
+        LaggedStart(*(ReplacementTransform(pair, text) for pair, text in zip(pairs, product_texts)),
+                    lag_ratio=0.15, run_time=2),
+        AnimationGroup(Write(plus), ReplacementTransform(product_texts.copy(), total_text), run_time=1.2),
+    )
+    return animation, VGroup(product_texts, plus), total_text
+
+
+def scale_group(group: NodeLayer, weight: float, run_time: float = 1.2):
+    """A weight multiplies a value group: the nodes shrink to their share (0..1)."""
+    shrink = max(weight, 0.08)
+    return AnimationGroup(*(node.animate.scale(shrink).set_fill(opacity=max(weight, 0.15))
+                            for node in group.nodes), run_time=run_time)
+
+
+def add_groups(groups: Sequence[NodeLayer], total: NodeLayer, run_time: float = 1.5):
+    """Weighted value groups fly into one group holding their sum."""
+    movers = [group.nodes.copy() for group in groups]
+    return AnimationGroup(
+        *(mover.animate(rate_func=lambda t: t).move_to(total.nodes).set_opacity(0) for mover in movers),
+        FadeIn(total, scale=1.2), run_time=run_time), movers
+

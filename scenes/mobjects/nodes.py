@@ -1,0 +1,133 @@
+"""Data-first node-graph mobjects: layers of nodes that show real values, the connections between
+them, and a row of words. Each takes its data first and returns animations for the scene to play.
+
+Example::
+
+    layer = NodeLayer([0.3, -1.2, 0.8], role="query", direction=DOWN)
+    keys = NodeLayer([0.1, 0.5, -0.4], role="key", direction=DOWN).next_to(layer, RIGHT, buff=2)
+    edges = Connections(layer, keys)
+    self.play(layer.create(), keys.create())
+    self.play(edges.flow())
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from manim import (DOWN, RIGHT, AnimationGroup, Circle, Create, FadeIn, LaggedStart, Line, Rectangle,
+                   ShowPassingFlash, Text, VGroup)
+
+from scenes.theme import font_for, role_colour, value_colour
+
+
+def label(text: str, size: float = 22, role: str = "text") -> Text:
+    """Text in the theme's font, checked for missing glyphs, in the colour of a role."""
+    return Text(text, font=font_for(text), font_size=size, color=role_colour(role))
+
+
+def number(value: float, digits: int = 2, size: float = 18, role: str = "text") -> Text:
+    return label(f"{value:.{digits}f}", size=size, role=role)
+
+
+class NodeLayer(VGroup):
+    """A row or column of nodes, each filled with the colour of its real value.
+
+    ``role`` (input, query, key, value, output) colours the outline; ``show_values`` writes each
+    value beside its node.
+    """
+
+    def __init__(self, values: Sequence[float], role: str, radius: float = 0.16, spacing: float = 0.45,
+                 direction=DOWN, show_values: bool = False, digits: int = 2, value_size: float = 14,
+                 value_side=None, **kwargs):
+        super().__init__(**kwargs)
+        self.values = [float(v) for v in values]
+        self.role = role
+        self.direction = direction
+        self.nodes = VGroup(*(self._node(v, radius) for v in self.values))
+        self.nodes.arrange(direction, buff=spacing - 2 * radius)
+        self.add(self.nodes)
+        self.value_labels = VGroup()
+        if show_values:
+            side = value_side if value_side is not None else (RIGHT if abs(direction[1]) > 0 else DOWN)
+            for node, value in zip(self.nodes, self.values):
+                self.value_labels.add(number(value, digits, value_size).next_to(node, side, buff=0.08))
+            self.add(self.value_labels)
+
+    def _node(self, value: float, radius: float) -> Circle:
+        return Circle(radius=radius, stroke_color=role_colour(self.role), stroke_width=2,
+                      fill_color=value_colour(value), fill_opacity=1)
+
+    def node(self, i: int) -> Circle:
+        return self.nodes[i]
+
+    def value_label(self, i: int) -> Text:
+        return self.value_labels[i]
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def create(self) -> AnimationGroup:
+        return AnimationGroup(LaggedStart(*(FadeIn(n, scale=0.5) for n in self.nodes), lag_ratio=0.08),
+                              FadeIn(self.value_labels))
+
+    def light_up(self, run_time: float = 1.0) -> AnimationGroup:
+        """Nodes flash in their role colour, as when values arrive."""
+        return LaggedStart(*(n.animate(rate_func=lambda t: 1 - abs(2 * t - 1)).set_stroke(width=6)
+                             for n in self.nodes), lag_ratio=0.1, run_time=run_time)
+
+
+class Connections(VGroup):
+    """Every edge from one layer's nodes to another's; widths may follow real weights."""
+
+    def __init__(self, source: NodeLayer, target: NodeLayer, weights: np.ndarray | None = None,
+                 role: str = "muted", max_width: float = 2.5, opacity: float = 0.35, **kwargs):
+        super().__init__(**kwargs)
+        self.source, self.target = source, target
+        sizes = np.ones((len(source), len(target))) if weights is None else np.abs(np.asarray(weights))
+        scale = sizes.max() or 1.0
+        self.edges = {}
+        for i, a in enumerate(source.nodes):
+            for j, b in enumerate(target.nodes):
+                strength = sizes[i, j] / scale
+                edge = Line(a.get_center(), b.get_center(), buff=a.width / 2,
+                            stroke_width=max(0.3, max_width * strength), stroke_color=role_colour(role),
+                            stroke_opacity=opacity * (0.3 + 0.7 * strength))
+                self.edges[i, j] = edge
+                self.add(edge)
+
+    def edge(self, i: int, j: int) -> Line:
+        return self.edges[i, j]
+
+    def create(self, run_time: float = 1.0) -> Create:
+        return Create(self, lag_ratio=0.002, run_time=run_time)
+
+    def flow(self, role: str | None = None, run_time: float = 1.2) -> AnimationGroup:
+        """Values flowing along every edge, as flashes moving from source to target."""
+        colour = role_colour(role or self.target.role)
+        flashes = [ShowPassingFlash(e.copy().set_stroke(colour, width=3, opacity=1), time_width=0.5)
+                   for e in self.edges.values()]
+        return AnimationGroup(*flashes, run_time=run_time)
+
+
+class TokenRow(VGroup):
+    """The words of a sentence in a row, Chinese or English."""
+
+    def __init__(self, tokens: Sequence[str], size: float = 28, spacing: float = 0.5, **kwargs):
+        super().__init__(**kwargs)
+        self.tokens = list(tokens)
+        self.words = VGroup(*(label(t, size) for t in self.tokens)).arrange(RIGHT, buff=spacing)
+        self.add(self.words)
+
+    def token(self, word: str) -> Text:
+        return self.words[self.tokens.index(word)]
+
+    def token_at(self, i: int) -> Text:
+        return self.words[i]
+
+
+def bar(value: float, height: float, width: float = 0.3, role: str = "highlight"):
+    """A bar standing on its bottom edge, ``value`` (0..1) of ``height`` tall."""
+    return Rectangle(width=width, height=max(1e-3, value * height), stroke_width=0,
+                     fill_color=role_colour(role), fill_opacity=0.85)
+

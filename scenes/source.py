@@ -1,0 +1,56 @@
+"""Where a scene's data comes from: the Trace of the pipeline's sentence.
+
+The pipeline sets ``ATTENTION_TRACE`` to a trace.json it built. Run directly
+(``manim -ql scenes/ch05_multi_copy.py MultiCopyInference``), a scene uses ``ATTENTION_SENTENCE``
+and ``ATTENTION_LANG`` (default 猫喜欢抓老鼠, zh) and builds the Trace once in a separate process,
+so that torch never loads into the scene.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from model.trace_schema import TraceError, load_trace
+
+PROJECT = Path(__file__).resolve().parent.parent
+DEFAULT_SENTENCES = {"zh": "猫喜欢抓老鼠", "en": "the cat likes to catch mice"}
+
+
+def language() -> str:
+    return os.environ.get("ATTENTION_LANG", "zh")
+
+
+def sentence_folder(sentence: str) -> str:
+    return re.sub(r"[^\w]+", "-", sentence.strip().lower()).strip("-_")[:60] or "sentence"
+
+
+@functools.lru_cache(maxsize=None)
+def load(path: str) -> dict:
+    return load_trace(Path(path))
+
+
+def current_trace() -> dict:
+    """The Trace the scenes draw; built on first use when running outside the pipeline."""
+    given = os.environ.get("ATTENTION_TRACE")
+    if given:
+        return load(given)
+    lang = language()
+    sentence = os.environ.get("ATTENTION_SENTENCE", DEFAULT_SENTENCES[lang])
+    path = PROJECT / "out" / sentence_folder(sentence) / f"trace.{lang}.json"
+    try:
+        trace = load(str(path))
+        if trace["sentence"] == sentence:
+            return trace
+    except TraceError:
+        pass
+    build = [sys.executable, "-m", "model.cli", "trace", "--sentence", sentence, "--lang", lang, "--out", str(path)]
+    result = subprocess.run(build, cwd=PROJECT, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise SystemExit(result.stderr.strip() or f"building the trace failed ({result.returncode})")
+    load.cache_clear()
+    return load(str(path))

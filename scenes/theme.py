@@ -1,0 +1,91 @@
+"""Colours by meaning, one value→colour mapping, and fonts that really have the glyphs.
+
+Mobjects look the theme up when they are built (``theme()``), so switching it takes effect for
+everything built afterwards.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import subprocess
+from dataclasses import dataclass
+
+from manim import ManimColor, interpolate_color
+
+
+@dataclass(frozen=True)
+class Theme:
+    background: str
+    text: str
+    muted: str  # secondary text, idle edges
+    input: str
+    query: str
+    key: str
+    value: str
+    output: str
+    highlight: str
+    negative: str  # colour of a value far below zero
+    neutral: str  # colour of zero
+    positive: str  # colour of a value far above zero
+    font: str
+
+
+DARK = Theme(
+    background="#0f1117", text="#ECEFF4", muted="#5B6275",
+    input="#A3BE8C", query="#F2A65A", key="#5FB3F0", value="#C792EA", output="#E5C07B",
+    highlight="#FF6B6B", negative="#3B82F6", neutral="#2A2F3A", positive="#F59E0B",
+    font="Noto Sans CJK SC",
+)
+
+_current = DARK
+
+
+def theme() -> Theme:
+    return _current
+
+
+def role_colour(role: str) -> ManimColor:
+    return ManimColor(getattr(theme(), role))
+
+
+def value_colour(value: float) -> ManimColor:
+    """The one mapping from a number to a colour: sign picks the hue, size the strength.
+
+    tanh squashes any value into (-1, 1), so the same number always gets the same colour
+    whichever layer it sits in.
+    """
+    t = theme()
+    strength = math.tanh(abs(value))
+    end = t.positive if value >= 0 else t.negative
+    return interpolate_color(ManimColor(t.neutral), ManimColor(end), strength)
+
+
+class FontError(RuntimeError):
+    """The font cannot draw some text; the message names the package to install."""
+
+
+FONT_PACKAGE = "fonts-noto-cjk"
+
+
+@functools.lru_cache(maxsize=None)
+def fonts_covering(characters: frozenset[str]) -> frozenset[str]:
+    """Font families that have a glyph for every character, as fontconfig reports them."""
+    charset = " ".join(f"{ord(ch):x}" for ch in sorted(characters))
+    try:
+        listing = subprocess.run(["fc-list", f":charset={charset}", "family"], capture_output=True,
+                                 text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError) as error:
+        raise FontError(f"cannot list fonts with fc-list ({error}): install fontconfig") from None
+    return frozenset(name.strip() for line in listing.splitlines() for name in line.split(","))
+
+
+def font_for(text: str) -> str:
+    """The theme's font, after checking it has every glyph of ``text`` (Pango would draw boxes)."""
+    font = theme().font
+    visible = frozenset(ch for ch in text if not ch.isspace())
+    if visible and font not in fonts_covering(visible):
+        missing = "".join(sorted(ch for ch in visible if font not in fonts_covering(frozenset(ch))))
+        raise FontError(f"font {font!r} cannot draw {missing!r}: install it with "
+                        f"'apt-get install {FONT_PACKAGE}' (or ./render.sh, which does)")
+    return font
