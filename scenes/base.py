@@ -27,8 +27,8 @@ class ExplainerScene(MovingCameraScene):
         self.camera.background_color = theme().background
         self.numbers_on_screen: dict[str, float] = {}
 
-    def say(self, key: str, **values) -> str:
-        return text(self.lang, key, **values)
+    def say(self, line: str, **values) -> str:
+        return text(self.lang, line, **values)
 
     def word(self, key: str, size: float = 22, role: str = "text") -> Text:
         return label(self.say(key), size, role)
@@ -44,9 +44,9 @@ class ExplainerScene(MovingCameraScene):
         return title
 
     @contextmanager
-    def narration(self, key: str, **values):
+    def narration(self, name: str, **values):
         """Narrate a step: its line becomes a subcaption spanning the step, held long enough to read."""
-        line = self.say(key, **values)
+        line = self.say(name, **values)
         start = self.time
         yield line
         needed = max(MIN_LINE_SECONDS, len(line) / CHARACTERS_PER_SECOND[self.lang])

@@ -57,5 +57,5 @@ STRINGS = {
 }
 
 
-def text(lang: str, key: str, **values) -> str:
-    return STRINGS[lang][key].format(**values)
+def text(lang: str, name: str, **values) -> str:
+    return STRINGS[lang][name].format(**values)

@@ -7,6 +7,23 @@ import pytest
 from model.corpus import STORIES
 
 
+def pytest_addoption(parser):
+    # Manim's frames_comparison reads these two options; they come from Manim's own test suite.
+    parser.addoption("--set_test", action="store_true", default=False,
+                     help="write the control frames of the graphical tests instead of comparing")
+    parser.addoption("--show_diff", action="store_true", default=False,
+                     help="show a picture of the difference when a graphical test fails")
+
+
+def pytest_configure(config):
+    # frames_comparison skips itself below Cairo 1.18 because Manim's own control frames were drawn
+    # with 1.18. Ours are drawn on this machine's Cairo (Debian 12: 1.16), so they compare like
+    # with like: run them instead of skipping.
+    from manim.utils.testing import frames_comparison
+
+    frames_comparison.MIN_CAIRO_VERSION = 0
+
+
 @pytest.fixture(autouse=True)
 def private_cache(tmp_path, monkeypatch):
     """Models trained for users' corpora go to a per-test folder, never the real cache."""
@@ -25,3 +42,20 @@ def default_trace():
     from model.trace import build_trace
 
     return build_trace(STORIES["zh"].default_sentence, "zh")
+
+
+@pytest.fixture(scope="session")
+def trace_file(default_trace, tmp_path_factory):
+    """The default sentence's Trace on disk, as the pipeline hands it to the scenes."""
+    from model.trace_schema import save_trace
+
+    path = tmp_path_factory.mktemp("trace") / "trace.json"
+    save_trace(default_trace, path)
+    return path
+
+
+@pytest.fixture
+def scene_trace(trace_file, monkeypatch):
+    monkeypatch.setenv("ATTENTION_TRACE", str(trace_file))
+    monkeypatch.setenv("ATTENTION_LANG", "zh")
+    return trace_file

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from manim import (DOWN, LEFT, RIGHT, UP, AnimationGroup, FadeIn, LaggedStart, ReplacementTransform, Succession,
+from manim import (DOWN, LEFT, RIGHT, UP, AnimationGroup, Dot, FadeIn, LaggedStart, ReplacementTransform, Succession,
                    Text, VGroup, Write)
 
 from scenes.mobjects.nodes import Connections, NodeLayer, label, number
+from scenes.theme import role_colour
 
 
 class NetworkCopy(VGroup):
@@ -28,10 +29,11 @@ class NetworkCopy(VGroup):
         self.query_nodes = NodeLayer(query, "query", **row)
         self.key_nodes = NodeLayer(key, "key", **row)
         self.value_nodes = NodeLayer(value, "value", **row)
+        gap = 1.6 * spacing
         self.input_nodes.next_to(self.word, UP, buff=0.25)
-        self.query_nodes.next_to(self.input_nodes, UP, buff=0.55)
-        self.key_nodes.next_to(self.query_nodes, UP, buff=0.3)
-        self.value_nodes.next_to(self.key_nodes, UP, buff=0.3)
+        self.query_nodes.next_to(self.input_nodes, UP, buff=2 * gap)
+        self.key_nodes.next_to(self.query_nodes, UP, buff=gap)
+        self.value_nodes.next_to(self.key_nodes, UP, buff=gap)
         self.groups = {"query": self.query_nodes, "key": self.key_nodes, "value": self.value_nodes}
         self.edges = {role: Connections(self.input_nodes, group, max_width=0.6, opacity=0.25)
                       for role, group in self.groups.items()}
@@ -83,3 +85,9 @@ def add_groups(groups: Sequence[NodeLayer], total: NodeLayer, run_time: float = 
         *(mover.animate(rate_func=lambda t: t).move_to(total.nodes).set_opacity(0) for mover in movers),
         FadeIn(total, scale=1.2), run_time=run_time), movers
 
+
+def legend(names: dict[str, str], size: float = 16) -> VGroup:
+    """A dot in each role's colour beside its name ({role: name}), stacked."""
+    rows = VGroup(*(VGroup(Dot(radius=0.07, color=role_colour(role)), label(name, size, role)).arrange(RIGHT, buff=0.12)
+                    for role, name in names.items()))
+    return rows.arrange(DOWN, buff=0.12, aligned_edge=LEFT)

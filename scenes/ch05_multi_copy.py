@@ -1,0 +1,121 @@
+"""Chapter 5 — multi-copy inference (seed 2.3–2.4): one network copy per word; the current word's
+Query against every copy's Key; weighted values added; the prediction; the first word's weight."""
+
+from __future__ import annotations
+
+from manim import RIGHT, UP, UR, Arrow, FadeIn, FadeOut, Indicate, Line, ReplacementTransform, VGroup, Write
+
+from scenes.base import ExplainerScene
+from scenes.mobjects import NetworkCopy, NodeLayer, bar, label, legend
+from scenes.theme import role_colour
+
+COPIES_WIDTH = 12.6  # horizontal room for all copies
+MAX_COPIES = 8
+BAR_HEIGHT = 1.1
+
+
+class MultiCopyInference(ExplainerScene):
+    title_key = "ch05.title"
+    query_index: int | None = None  # the current word; None: the word before the last
+
+    def construct(self):
+        self.show_copies()
+        self.compute_keys()
+        self.query_meets_keys()
+        self.softmax_weights()
+        self.scale_values()
+        self.add_values()
+        self.predict()
+        self.focus_on_key()
+
+    @property
+    def query(self) -> int:
+        return len(self.trace["tokens"]) - 2 if self.query_index is None else self.query_index
+
+    def show_copies(self):
+        self.show_title()
+        attention, count = self.trace["attention"], self.query + 1
+        if count > MAX_COPIES:
+            raise ValueError(f"chapter 5 draws at most {MAX_COPIES} network copies; the query word is "
+                             f"word {count}: use a sentence of at most {MAX_COPIES + 1} words")
+        width = min(2.6, COPIES_WIDTH / count)
+        spacing = min(0.27, 0.85 * width / len(attention["inputs"][0]))  # the widest row fills 85 %
+        self.copies = VGroup(*(
+            NetworkCopy(self.trace["tokens"][i], attention["inputs"][i], attention["queries"][i],
+                        attention["keys"][i], attention["values"][i], radius=0.37 * spacing, spacing=spacing)
+            .move_to([(i - (count - 1) / 2) * width, -1.95, 0])
+            for i in range(count)))
+        for i, copy in enumerate(self.copies):
+            if i != self.query:
+                copy.query_nodes.set_opacity(0.15)
+                copy.edges_to("query").set_opacity(0.05)
+        key = legend({role: self.say(role) for role in ("value", "key", "query", "input")})
+        with self.narration("ch05.copies"):
+            self.play(*(copy.create() for copy in self.copies), FadeIn(key.to_corner(UR, buff=0.3)), run_time=2.5)
+
+    def compute_keys(self):
+        with self.narration("ch05.keys"):
+            self.play(*(copy.forward() for copy in self.copies), run_time=1.6)
+
+    def query_meets_keys(self):
+        q = self.query
+        source = self.copies[q].query_nodes
+        links = VGroup(*(Line(source.get_top(), copy.key_nodes.get_bottom(), stroke_width=2,
+                              color=role_colour("query")) for copy in self.copies))
+        self.scores = VGroup(*(
+            self.shown(f"score {j}", self.trace["attention"]["scores"][q][j], size=18, role="highlight")
+            .next_to(copy.value_nodes, UP, buff=0.35) for j, copy in enumerate(self.copies)))
+        with self.narration("ch05.query", query=self.trace["tokens"][q]):
+            self.play(Indicate(source.nodes, color=role_colour("query")))
+            self.play(Write(links), run_time=1.5)
+            self.play(*(Indicate(copy.key_nodes.nodes, color=role_colour("key")) for copy in self.copies),
+                      FadeIn(self.scores, shift=0.2 * UP))
+        self.play(links.animate.set_opacity(0.0))
+        self.remove(links)
+
+    def softmax_weights(self):
+        row = self.trace["attention"]["weights"][self.query]
+        self.weights = VGroup(*(self.shown(f"weight {j}", row[j], size=20, role="highlight")
+                                .move_to(score) for j, score in enumerate(self.scores)))
+        self.bars = VGroup(*(bar(row[j], BAR_HEIGHT, width=0.35).next_to(weight, UP, buff=0.1)
+                             for j, weight in enumerate(self.weights)))
+        with self.narration("ch05.softmax"):
+            self.play(*(ReplacementTransform(s, w) for s, w in zip(self.scores, self.weights)), run_time=1.5)
+            self.play(*(FadeIn(b, shift=0.3 * UP) for b in self.bars))
+
+    def scale_values(self):
+        row = self.trace["attention"]["weights"][self.query]
+        with self.narration("ch05.scale"):
+            self.play(*(node.animate.scale(max(row[j], 0.1)).set_fill(opacity=max(row[j], 0.2))
+                        for j, copy in enumerate(self.copies) for node in copy.value_nodes.nodes),
+                      run_time=1.5)
+
+    def add_values(self):
+        mixed = self.trace["attention"]["mixed"][self.query]
+        self.total = NodeLayer(mixed, "value", radius=0.16, spacing=0.45, direction=RIGHT,
+                               show_values=True, value_size=13).move_to([0, 1.9, 0])
+        self.total_title = self.word("sum", 18, "value").next_to(self.total, RIGHT, buff=0.3)
+        movers = [copy.value_nodes.nodes.copy() for copy in self.copies]
+        with self.narration("ch05.add"):
+            self.play(*(m.animate.move_to(self.total.nodes).set_opacity(0) for m in movers),
+                      FadeIn(self.total, scale=1.3), FadeIn(self.total_title), run_time=2)
+        self.remove(*movers)
+
+    def predict(self):
+        word, p = self.trace["attention"]["predictions"][self.query][0]
+        guess = VGroup(label(word, 30, "output"), self.shown("p prediction", p, 4, 20, "output"))
+        guess.arrange(RIGHT, buff=0.25).move_to([0, 3.1, 0])
+        arrow = Arrow(self.total.get_top(), guess.get_bottom(), buff=0.08, color=role_colour("output"))
+        with self.narration("ch05.predict", word=word, p=f"{p:.4f}"):
+            self.play(FadeIn(arrow), FadeIn(guess, shift=0.2 * UP))
+        self.result = VGroup(self.total, self.total_title, arrow, guess)
+
+    def focus_on_key(self):
+        row = self.trace["attention"]["weights"][self.query][: self.query + 1]
+        key = max(range(len(row)), key=row.__getitem__)
+        line = "ch05.focus" if key == 0 else "ch05.focus_other"
+        target = VGroup(self.copies[key], self.bars[key], self.weights[key])
+        with self.narration(line, key=self.trace["tokens"][key], weight=f"{row[key]:.2f}"):
+            self.play(FadeOut(self.result), run_time=0.8)
+            self.play(self.camera.frame.animate.set(height=target.height * 1.5).move_to(target), run_time=2)
+            self.play(Indicate(self.weights[key], scale_factor=1.3), Indicate(self.copies[key].word))

@@ -1,0 +1,54 @@
+"""Key frames of chapters 4 and 5 against committed control frames (tests/control_data).
+
+Regenerate after a deliberate visual change: ./render.sh test tests/test_graphical.py --set_test
+"""
+
+import pytest
+from manim import MovingCamera
+from manim.renderer.cairo_renderer import CairoRenderer
+from manim.utils.testing.frames_comparison import frames_comparison
+
+from scenes.ch04_attention_nodes import AttentionNodes
+from scenes.ch05_multi_copy import MultiCopyInference
+
+__module_test__ = "chapters"
+
+pytestmark = pytest.mark.usefixtures("scene_trace")
+
+
+class MovingCameraRenderer(CairoRenderer):
+    """The chapters zoom with a MovingCamera; the test renderer must give them one."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, camera_class=MovingCamera, **kwargs)
+
+
+@frames_comparison(base_scene=AttentionNodes, renderer_class=MovingCameraRenderer)
+def test_ch04_query_and_key_multiplied_into_a_score(scene):
+    scene.show_network()
+    scene.flow_into_groups()
+    scene.multiply_query_key()
+
+
+@frames_comparison(base_scene=AttentionNodes, renderer_class=MovingCameraRenderer)
+def test_ch04_prediction(scene):
+    AttentionNodes.construct(scene)
+
+
+@frames_comparison(base_scene=MultiCopyInference, renderer_class=MovingCameraRenderer)
+def test_ch05_weights_after_softmax(scene):
+    scene.show_copies()
+    scene.compute_keys()
+    scene.query_meets_keys()
+    scene.softmax_weights()
+
+
+@frames_comparison(base_scene=MultiCopyInference, renderer_class=MovingCameraRenderer)
+def test_ch05_sum_and_prediction(scene):
+    scene.show_copies()
+    scene.compute_keys()
+    scene.query_meets_keys()
+    scene.softmax_weights()
+    scene.scale_values()
+    scene.add_values()
+    scene.predict()

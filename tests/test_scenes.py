@@ -1,0 +1,119 @@
+"""Scenes without rendering: components, dry-run chapters, on-screen numbers equal the Trace's."""
+
+import math
+
+import pytest
+from manim import RIGHT, tempconfig
+
+from scenes.ch04_attention_nodes import AttentionNodes
+from scenes.ch05_multi_copy import MultiCopyInference
+from scenes.mobjects import Connections, NetworkCopy, NodeLayer, TokenRow
+from scenes.strings import STRINGS
+from scenes.theme import FontError, font_for, value_colour
+
+
+def test_a_node_layer_exposes_its_nodes_and_values():
+    layer = NodeLayer([0.5, -1.0, 2.0], "query", show_values=True)
+    assert len(layer) == 3 and layer.values == [0.5, -1.0, 2.0]
+    assert layer.node(1).fill_color == value_colour(-1.0)
+    assert layer.value_label(2).text == "2.00"
+
+
+def test_connections_follow_the_weights():
+    a, b = NodeLayer([1, 2], "input"), NodeLayer([1, 2, 3], "key", direction=RIGHT)
+    edges = Connections(a, b, weights=[[1.0, 0.1, 0.5], [0.2, 0.3, 0.0]])
+    assert len(edges.edges) == 6
+    assert edges.edge(0, 0).stroke_width > edges.edge(0, 1).stroke_width
+
+
+def test_a_token_row_finds_words_by_text_and_position():
+    row = TokenRow(["猫", "喜欢", "抓", "老鼠"])
+    assert row.token("抓") is row.token_at(2)
+
+
+def test_a_network_copy_has_the_three_groups_and_its_edges():
+    copy = NetworkCopy("猫", [0.1] * 8, [0.2] * 6, [0.3] * 6, [0.4] * 6)
+    assert len(copy.input_nodes) == 8 and len(copy.key_nodes) == 6
+    assert copy.edges_to("key").target is copy.key_nodes
+
+
+def test_one_value_always_gets_one_colour_and_the_sign_picks_the_hue():
+    assert value_colour(0.7) == value_colour(0.7)
+    assert value_colour(0.7) != value_colour(-0.7)
+    assert value_colour(0.0) != value_colour(3.0)
+
+
+def test_the_font_check_names_the_package_for_missing_glyphs():
+    assert font_for("猫喜欢抓老鼠 the cat") == "Noto Sans CJK SC"
+    with pytest.raises(FontError, match="fonts-noto-cjk"):
+        font_for("\U0001F600")
+
+
+def test_every_language_has_every_string():
+    keys = {lang: set(strings) for lang, strings in STRINGS.items()}
+    assert keys["en"] == keys["zh"]
+
+
+def run(scene_class, **attributes):
+    with tempconfig({"dry_run": True, "disable_caching": True, "quality": "low_quality"}):
+        scene = type("Probe", (scene_class,), attributes)()
+        scene.render()
+    return scene
+
+
+def test_chapter_4_shows_the_real_q_k_score_weight_and_prediction(scene_trace, default_trace):
+    scene = run(AttentionNodes)
+    attention = default_trace["attention"]
+    shown = scene.numbers_on_screen
+    products = [shown[f"product {j}"] for j in range(attention["config"]["d_k"])]
+    assert products == [q * k for q, k in zip(attention["queries"][0], attention["keys"][0])]
+    assert shown["score"] == attention["scores"][0][0]
+    assert math.isclose(sum(products) / math.sqrt(attention["config"]["d_k"]), shown["score"], abs_tol=1e-5)
+    assert shown["weight"] == attention["weights"][0][0] == 1.0
+    assert [shown[f"p {r}"] for r in range(3)] == [p for _, p in attention["predictions"][0][:3]]
+
+
+def test_chapter_5_shows_the_real_scores_weights_and_prediction(scene_trace, default_trace):
+    scene = run(MultiCopyInference)
+    attention, query = default_trace["attention"], 2
+    shown = scene.numbers_on_screen
+    assert [shown[f"weight {j}"] for j in range(3)] == attention["weights"][query][:3]
+    assert [shown[f"score {j}"] for j in range(3)] == attention["scores"][query][:3]
+    assert shown["p prediction"] == attention["predictions"][query][0][1]
+    assert max(range(3), key=lambda j: shown[f"weight {j}"]) == 0  # 猫, the first word
+
+
+@pytest.fixture
+def other_sentence(tmp_path, monkeypatch):
+    from model.trace import build_trace
+    from model.trace_schema import save_trace
+
+    trace = build_trace("狐狸每天早上偷偷喜欢抓鸡", "zh")
+    path = tmp_path / "trace.json"
+    save_trace(trace, path)
+    monkeypatch.setenv("ATTENTION_TRACE", str(path))
+    return trace
+
+
+def test_both_chapters_construct_for_another_corpus_sentence(other_sentence):
+    assert run(AttentionNodes).numbers_on_screen["score"] == other_sentence["attention"]["scores"][0][0]
+    scene = run(MultiCopyInference)
+    query = len(other_sentence["tokens"]) - 2
+    assert scene.numbers_on_screen[f"weight {query}"] == other_sentence["attention"]["weights"][query][query]
+
+
+def test_the_query_word_is_a_class_attribute(scene_trace, default_trace):
+    scene = run(MultiCopyInference, query_index=1)
+    assert scene.numbers_on_screen["weight 1"] == default_trace["attention"]["weights"][1][1]
+    assert "weight 2" not in scene.numbers_on_screen
+
+
+def test_too_many_copies_are_refused_with_a_clear_message(tmp_path, monkeypatch):
+    from model.trace import build_trace
+    from model.trace_schema import save_trace
+
+    path = tmp_path / "trace.json"
+    save_trace(build_trace("猫今天每天早上晚上也总是一直常常喜欢抓老鼠", "zh"), path)
+    monkeypatch.setenv("ATTENTION_TRACE", str(path))
+    with pytest.raises(ValueError, match="at most 8 network copies"):
+        run(MultiCopyInference)
