@@ -63,13 +63,12 @@ case "${1:-}" in
     setup)
         setup
         ;;
-    "")
+    trace|train)
         setup
-        echo "The scenes are not built yet; what exists today:" >&2
-        exec "$VENV/bin/python" -m model.cli --help
+        exec "$VENV/bin/python" -m model.cli "$@"
         ;;
     *)
         setup
-        exec "$VENV/bin/python" -m model.cli "$@"
+        exec "$VENV/bin/python" -m scenes.render "$@"
         ;;
 esac

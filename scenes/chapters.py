@@ -1,0 +1,26 @@
+"""The chapters that exist, in order: what the pipeline renders and `./render.sh list` prints."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Chapter:
+    number: int
+    slug: str  # file name stem of its outputs, e.g. 04-attention-nodes
+    module: str  # file under scenes/
+    scene: str  # Manim Scene class
+    title_key: str  # key of its title in scenes/strings.py
+
+    @property
+    def path(self) -> Path:
+        return Path(__file__).resolve().parent / f"{self.module}.py"
+
+
+CHAPTERS = (
+    Chapter(4, "04-attention-nodes", "ch04_attention_nodes", "AttentionNodes", "ch04.title"),
+    Chapter(5, "05-multi-copy-inference", "ch05_multi_copy", "MultiCopyInference", "ch05.title"),
+)
+BY_NUMBER = {chapter.number: chapter for chapter in CHAPTERS}

@@ -1,0 +1,405 @@
+"""The render pipeline behind ./render.sh: sentence → Trace → one Manim process per chapter →
+published clips, subtitles, key frames, the joined explainer, trace.json and manifest.json.
+
+Every flag is checked before any work starts. Each chapter renders in its own process and media
+folder inside a private work folder; finished files are published into the output folder with
+os.replace (a killed render never leaves a partial file at a final path). One render at a time
+per output folder: a second waits for the first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from scenes import subtitles
+from scenes.chapters import BY_NUMBER, CHAPTERS, Chapter
+from scenes.source import DEFAULT_SENTENCES, PROJECT, sentence_folder
+from scenes.strings import text
+
+QUALITIES = {"l": "480p15", "m": "720p30", "h": "1080p60", "k": "2160p60"}  # Manim's -q letters
+FORMATS = ("mp4", "webm", "mov", "gif")
+USAGE_ERROR = 2
+
+
+class UsageError(ValueError):
+    """A bad flag or input; one line that says what to do."""
+
+
+class RenderError(RuntimeError):
+    """A chapter failed to render."""
+
+
+def say(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+# Flags ------------------------------------------------------------------------------------------
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str):
+        raise UsageError(f"{message} (see ./render.sh --help)")
+
+
+def parser() -> argparse.ArgumentParser:
+    p = Parser(prog="render.sh", description="Render the attention explainer. Other commands: "
+               "./render.sh list | trace | train | test (each with --help).")
+    p.add_argument("--sentence", help="the sentence; its last word is the one predicted (default: 猫喜欢抓老鼠)")
+    p.add_argument("--corpus", help="your own corpus: one sentence per line, words separated by spaces")
+    p.add_argument("--lang", default="zh", help="zh (default) or en")
+    p.add_argument("--quality", default="l", help="l 480p15 (default), m 720p30, h 1080p60, k 2160p60")
+    p.add_argument("--chapters", help="comma-separated chapter numbers (default: all; see ./render.sh list)")
+    p.add_argument("--format", default="mp4", help="mp4 (default), webm, mov or gif")
+    p.add_argument("--transparent", action="store_true", help="transparent background (webm or mov)")
+    p.add_argument("--out", help="output folder (default: out/<sentence>/<lang>-<quality>)")
+    p.add_argument("--jobs", default=str(os.cpu_count() or 1), help="chapters rendered at once (default: cores)")
+    return p
+
+
+@dataclass(frozen=True)
+class Request:
+    sentence: str
+    corpus: str | None
+    lang: str
+    quality: str
+    chapters: tuple[Chapter, ...]
+    format: str
+    transparent: bool
+    out: Path
+    jobs: int
+
+
+def request_from(args) -> Request:
+    """Check every flag; a UsageError names the first problem."""
+    if args.lang not in DEFAULT_SENTENCES:
+        raise UsageError(f"unknown language {args.lang!r}: use zh or en")
+    if args.quality not in QUALITIES:
+        raise UsageError(f"unknown quality {args.quality!r}: use one of {', '.join(QUALITIES)}")
+    if args.format not in FORMATS:
+        raise UsageError(f"unknown format {args.format!r}: use one of {', '.join(FORMATS)}")
+    if args.transparent and args.format not in ("webm", "mov"):
+        raise UsageError("--transparent needs --format webm or --format mov")
+    try:
+        jobs = int(args.jobs)
+    except ValueError:
+        raise UsageError(f"--jobs {args.jobs!r} is not a number") from None
+    if jobs < 1:
+        raise UsageError("--jobs must be 1 or more")
+    if args.corpus is not None and not Path(args.corpus).is_file():
+        raise UsageError(f"cannot read corpus {args.corpus}: no such file")
+    sentence = args.sentence if args.sentence is not None else DEFAULT_SENTENCES[args.lang]
+    out = Path(args.out) if args.out else (PROJECT / "out" / sentence_folder(sentence)
+                                           / f"{args.lang}-{QUALITIES[args.quality]}")
+    check_output_folder(out)
+    return Request(sentence, args.corpus, args.lang, args.quality, chapters_from(args.chapters),
+                   args.format, args.transparent, out, jobs)
+
+
+def chapters_from(value: str | None) -> tuple[Chapter, ...]:
+    if value is None:
+        return CHAPTERS
+    numbers = []
+    for part in value.split(","):
+        try:
+            numbers.append(int(part))
+        except ValueError:
+            raise UsageError(f"--chapters {value!r}: give numbers separated by commas, e.g. 4,5") from None
+    unknown = [n for n in numbers if n not in BY_NUMBER]
+    if unknown:
+        available = ", ".join(str(c.number) for c in CHAPTERS)
+        raise UsageError(f"no chapter {unknown[0]}: the chapters are {available} (./render.sh list)")
+    return tuple(BY_NUMBER[n] for n in sorted(set(numbers)))
+
+
+def check_output_folder(out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} is a file: give a folder")
+    existing = out
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise UsageError(f"--out {out}: {existing} is a file, not a folder")
+    if not os.access(existing, os.W_OK):
+        raise UsageError(f"--out {out}: {existing} is not writable")
+
+
+# Rendering --------------------------------------------------------------------------------------
+
+
+def build_trace(request: Request, work: Path) -> dict:
+    """The Trace, built in its own process (the scenes never load torch); UsageError if refused."""
+    path = work / "trace.json"
+    command = [sys.executable, "-m", "model.cli", "trace", "--sentence", request.sentence,
+               "--lang", request.lang, "--out", str(path)]
+    if request.corpus:
+        command += ["--corpus", request.corpus]
+    result = subprocess.run(command, cwd=PROJECT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if result.returncode == USAGE_ERROR:
+        raise UsageError(result.stderr.strip().splitlines()[-1].removeprefix("error: "))
+    if result.returncode != 0:
+        raise RenderError(f"building the trace failed:\n{result.stderr.strip()}")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def chapter_key(chapter: Chapter, request: Request, trace: dict) -> str:
+    """What a chapter's clip depends on: reused when unchanged, redrawn otherwise."""
+    sources = b"".join(p.read_bytes() for p in sorted((PROJECT / "scenes").rglob("*.py")))
+    parts = [trace["hash"], request.quality, request.format, str(request.transparent), chapter.slug,
+             hashlib.sha256(sources).hexdigest()]
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()
+
+
+def render_chapter(chapter: Chapter, request: Request, trace_path: Path, work: Path) -> tuple[Path, Path | None]:
+    """Render one chapter in its own Manim process and media folder; (clip, subtitles)."""
+    media = work / chapter.slug
+    command = [sys.executable, "-m", "manim", "render", "--quality", request.quality,
+               "--media_dir", str(media), "--format", request.format, "--disable_caching",
+               "--progress_bar", "none", "--verbosity", "WARNING"]
+    if request.transparent:
+        command.append("--transparent")
+    command += [str(chapter.path), chapter.scene]
+    env = {**os.environ, "ATTENTION_TRACE": str(trace_path), "ATTENTION_LANG": request.lang}
+    result = subprocess.run(command, cwd=PROJECT, env=env, capture_output=True, text=True)
+    clips = [p for p in (media / "videos").rglob(f"{chapter.scene}.*")
+             if p.suffix.lstrip(".") == request.format] if result.returncode == 0 else []
+    if not clips:
+        tail = "\n".join((result.stderr or result.stdout).strip().splitlines()[-15:])
+        raise RenderError(f"chapter {chapter.number} failed to render:\n{tail}")
+    srt = clips[0].with_suffix(".srt")
+    return clips[0], srt if srt.exists() else None
+
+
+class Progress:
+    """Which chapters are rendering and for how long, on stderr every few seconds."""
+
+    def __init__(self):
+        self.running: dict[str, float] = {}
+        self.stop = threading.Event()
+        self.lock = threading.Lock()
+
+    def start(self, name: str):
+        with self.lock:
+            self.running[name] = time.monotonic()
+        say(f"  {name}: rendering")
+
+    def done(self, name: str):
+        with self.lock:
+            elapsed = time.monotonic() - self.running.pop(name)
+        say(f"  {name}: done in {elapsed:.0f}s")
+
+    def report(self):
+        while not self.stop.wait(10):
+            with self.lock:
+                now = time.monotonic()
+                busy = ", ".join(f"{n} {now - t:.0f}s" for n, t in self.running.items())
+            if busy:
+                say(f"  still rendering: {busy}")
+
+
+def render_all(request: Request, todo: list[Chapter], trace_path: Path, work: Path) -> dict[str, tuple]:
+    progress = Progress()
+    reporter = threading.Thread(target=progress.report, daemon=True)
+    reporter.start()
+
+    def job(chapter: Chapter):
+        progress.start(f"chapter {chapter.number}")
+        result = render_chapter(chapter, request, trace_path, work)
+        progress.done(f"chapter {chapter.number}")
+        return chapter.slug, result
+
+    try:
+        with ThreadPoolExecutor(request.jobs) as pool:
+            return dict(pool.map(job, todo))
+    finally:
+        progress.stop.set()
+
+
+# Publishing -------------------------------------------------------------------------------------
+
+
+@contextmanager
+def output_lock(out: Path):
+    """One render at a time per output folder; a second one waits with a message."""
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / ".render.lock", "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            say(f"waiting: another render is writing to {out}")
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def probe(path: Path) -> dict:
+    """Duration (s) and frame count of a clip, from ffprobe."""
+    result = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-count_packets",
+                             "-show_entries", "stream=nb_read_packets:format=duration", "-of", "json",
+                             str(path)], capture_output=True, text=True, check=True)
+    data = json.loads(result.stdout)
+    return {"duration": float(data["format"]["duration"]),
+            "frames": int(data["streams"][0]["nb_read_packets"])}
+
+
+def key_frame(clip: Path, target: Path) -> None:
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-sseof", "-0.5", "-i", str(clip), "-frames:v", "1",
+                    "-update", "1", str(target)], check=True)
+
+
+def join_clips(clips: list[Path], chapters: list[dict], target: Path, work: Path) -> None:
+    """The whole explainer: the clips joined, with a chapter marker at each chapter's start."""
+    listing = work / "clips.txt"
+    listing.write_text("".join(f"file '{c}'\n" for c in clips))
+    metadata = work / "chapters.txt"
+    lines, start = [";FFMETADATA1"], 0.0
+    for chapter in chapters:
+        end = start + chapter["duration"]
+        lines += ["[CHAPTER]", "TIMEBASE=1/1000", f"START={int(start * 1000)}", f"END={int(end * 1000)}",
+                  f"title={chapter['title']}"]
+        start = end
+    metadata.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "concat", "-safe", "0", "-i", str(listing),
+                    "-i", str(metadata), "-map_metadata", "1", "-map_chapters", "1", "-c", "copy", str(target)],
+                   check=True)
+
+
+def contact_sheet(frames: list[Path], target: Path) -> None:
+    inputs = [arg for frame in frames for arg in ("-i", str(frame))]
+    layout = f"hstack=inputs={len(frames)}" if len(frames) > 1 else "null"
+    subprocess.run(["ffmpeg", "-v", "error", "-y", *inputs, "-filter_complex", f"{layout},scale=iw/2:-1",
+                    "-frames:v", "1", "-update", "1", str(target)], check=True)
+
+
+def publish(staged: Path, out: Path) -> None:
+    """Move finished files into place, each replacing its old version in one step; the manifest,
+    which names them all, goes last."""
+    for path in sorted(staged.iterdir(), key=lambda p: p.name == "manifest.json"):
+        os.replace(path, out / path.name)
+
+
+def sweep_leftovers(out: Path) -> None:
+    """Staging folders of renders that were killed before publishing (we hold the lock)."""
+    for leftover in out.glob(".staging-*"):
+        shutil.rmtree(leftover, ignore_errors=True)
+
+
+def previous_manifest(out: Path) -> dict:
+    try:
+        return json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def reusable(entry: dict | None, key: str, out: Path) -> bool:
+    return bool(entry) and entry.get("key") == key and (out / entry["file"]).is_file()
+
+
+def run(request: Request) -> Path:
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="attention-render-") as tmp:
+        work = Path(tmp)
+        say(f"building the trace for {request.sentence!r}")
+        trace = build_trace(request, work)  # a refused sentence stops here, before anything is written
+        with output_lock(request.out):
+            sweep_leftovers(request.out)
+            staging = tempfile.mkdtemp(prefix=".staging-", dir=request.out)
+            old = {c["slug"]: c for c in previous_manifest(request.out).get("chapters", [])}
+            keys = {c.slug: chapter_key(c, request, trace) for c in request.chapters}
+            todo = [c for c in request.chapters if not reusable(old.get(c.slug), keys[c.slug], request.out)]
+            for chapter in request.chapters:
+                if chapter not in todo:
+                    say(f"  chapter {chapter.number}: unchanged, reused")
+            rendered = render_all(request, todo, work / "trace.json", work)
+            entries = stage(request, trace, rendered, old, keys, Path(staging), work)
+            publish(Path(staging), request.out)
+            os.rmdir(staging)
+    say(f"done in {time.monotonic() - started:.0f}s: {request.out}")
+    for entry in entries:
+        say(f"  {entry['file']}  {entry['duration']:.1f}s")
+    return request.out
+
+
+def stage(request, trace, rendered, old, keys, staged: Path, work: Path) -> list[dict]:
+    """Write every output into ``staged``; the manifest last names them all."""
+    entries, clips, srts, frames = [], [], [], []
+    for chapter in request.chapters:
+        clip_name = f"{chapter.slug}.{request.format}"
+        if chapter.slug in rendered:
+            clip, srt = rendered[chapter.slug]
+            shutil.copy(clip, staged / clip_name)
+            if srt:
+                shutil.copy(srt, staged / f"{chapter.slug}.srt")
+            facts = probe(staged / clip_name)
+            if request.format != "gif":
+                key_frame(staged / clip_name, staged / f"{chapter.slug}.png")
+        else:
+            facts = {k: old[chapter.slug][k] for k in ("duration", "frames")}
+        where = staged if chapter.slug in rendered else request.out
+        entries.append({"number": chapter.number, "slug": chapter.slug, "file": clip_name,
+                        "title": text(request.lang, chapter.title_key), "key": keys[chapter.slug], **facts})
+        clips.append(where / clip_name)
+        srts.append(where / f"{chapter.slug}.srt")
+        frames.append(where / f"{chapter.slug}.png")
+    if request.format != "gif":
+        join_clips(clips, entries, staged / f"explainer.{request.format}", work)
+        contact_sheet([f for f in frames if f.exists()], staged / "contact-sheet.png")
+    subtitles.join([p if p.exists() else None for p in srts], [e["duration"] for e in entries],
+                   staged / "explainer.srt")
+    (staged / "trace.json").write_text(json.dumps(trace, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    manifest = {"sentence": request.sentence, "tokens": trace["tokens"], "lang": request.lang,
+                "quality": QUALITIES[request.quality], "format": request.format,
+                "models_digest": trace["models_digest"], "corpus_digest": trace["corpus"]["digest"],
+                "trace_hash": trace["hash"], "chapters": entries,
+                "explainer": f"explainer.{request.format}" if request.format != "gif" else None,
+                "duration": sum(e["duration"] for e in entries)}
+    (staged / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False, indent=1) + "\n",
+                                          encoding="utf-8")
+    return entries
+
+
+def list_chapters(lang: str = "zh") -> None:
+    for chapter in CHAPTERS:
+        print(f"{chapter.number:2d}  {text(lang, chapter.title_key)}")
+
+
+def interrupt(signum, frame):
+    """SIGTERM unwinds like Ctrl-C: temporary folders are removed, nothing half-done is published."""
+    raise KeyboardInterrupt
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    signal.signal(signal.SIGTERM, interrupt)
+    try:
+        if argv[:1] == ["list"]:
+            list_chapters("en" if "en" in argv else "zh")
+            return 0
+        run(request_from(parser().parse_args(argv)))
+    except UsageError as error:
+        say(f"error: {error}")
+        return USAGE_ERROR
+    except RenderError as error:
+        say(f"error: {error}")
+        return 1
+    except KeyboardInterrupt:
+        say("interrupted: nothing was published")
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,97 @@
+"""End to end: the render command, its outputs, and its refusals."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import av
+import pytest
+
+from scenes import subtitles
+
+PROJECT = Path(__file__).resolve().parents[1]
+
+
+def render(*args, cwd: Path):
+    return subprocess.run([sys.executable, "-m", "scenes.render", *args], cwd=cwd, capture_output=True, text=True,
+                          env={"PYTHONPATH": str(PROJECT), "PATH": "/usr/bin:/bin",
+                               "ATTENTION_EXPLAINER_CACHE": str(cwd / "cache"), "HOME": str(cwd)})
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory):
+    out = tmp_path_factory.mktemp("render") / "out"
+    result = render("--chapters", "5", "--out", str(out), "--sentence", "狗喜欢抓飞盘", cwd=out.parent)
+    assert result.returncode == 0, result.stderr
+    return out, result
+
+
+def test_a_chapter_renders_with_its_subtitles_key_frame_trace_and_manifest(rendered):
+    out, _ = rendered
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["tokens"] == ["狗", "喜欢", "抓", "飞盘"]
+    (chapter,) = manifest["chapters"]
+    with av.open(str(out / chapter["file"])) as clip:
+        stream = clip.streams.video[0]
+        frames = sum(1 for _ in clip.decode(stream))
+        assert (stream.width, stream.height) == (854, 480)
+        duration = float(clip.duration / av.time_base)
+    assert frames == chapter["frames"]
+    assert abs(duration - chapter["duration"]) < 0.1
+    cues = subtitles.parse((out / f"{chapter['slug']}.srt").read_text(encoding="utf-8"))
+    assert len(cues) >= 5 and all(0 <= c.start < c.end <= duration + 0.05 for c in cues)
+    assert (out / f"{chapter['slug']}.png").stat().st_size > 10_000
+    assert json.loads((out / "trace.json").read_text(encoding="utf-8"))["hash"] == manifest["trace_hash"]
+    assert (out / "explainer.mp4").is_file() and (out / "explainer.srt").is_file()
+    assert not [p for p in out.iterdir() if p.name.startswith(".staging")]
+
+
+def test_an_unchanged_rerun_reuses_the_clip(rendered):
+    out, _ = rendered
+    before = (out / "05-multi-copy-inference.mp4").stat().st_mtime_ns
+    result = render("--chapters", "5", "--out", str(out), "--sentence", "狗喜欢抓飞盘", cwd=out.parent)
+    assert result.returncode == 0 and "unchanged, reused" in result.stderr
+    assert (out / "05-multi-copy-inference.mp4").stat().st_mtime_ns == before
+
+
+def test_joined_subtitles_shift_each_chapter_by_the_ones_before(tmp_path):
+    first, second = tmp_path / "a.srt", tmp_path / "b.srt"
+    first.write_text(subtitles.write([subtitles.Cue(0.0, 2.0, "一")]), encoding="utf-8")
+    second.write_text(subtitles.write([subtitles.Cue(1.0, 3.5, "二")]), encoding="utf-8")
+    subtitles.join([first, None, second], [10.0, 5.0, 8.0], tmp_path / "all.srt")
+    cues = subtitles.parse((tmp_path / "all.srt").read_text(encoding="utf-8"))
+    assert [(c.start, c.end, c.text) for c in cues] == [(0.0, 2.0, "一"), (16.0, 18.5, "二")]
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["--chapters", "42"], "no chapter 42"),
+    (["--chapters", "four"], "numbers separated by commas"),
+    (["--quality", "x"], "unknown quality"),
+    (["--format", "avi"], "unknown format"),
+    (["--format", "mp4", "--transparent"], "--transparent needs"),
+    (["--jobs", "0"], "--jobs must be 1 or more"),
+    (["--jobs", "many"], "not a number"),
+    (["--lang", "fr"], "unknown language"),
+    (["--corpus", "missing.txt"], "cannot read corpus"),
+    (["--sentence", "狮子喜欢抓老鼠"], "unknown word"),
+    (["--sentence", "   "], "empty"),
+])
+def test_bad_flags_and_sentences_exit_2_with_one_line_and_nothing_written(tmp_path, args, fragment):
+    result = render(*args, "--out", str(tmp_path / "out"), cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert lines[-1].startswith("error:") and fragment in lines[-1], result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_output_path_that_is_a_file_is_refused(tmp_path):
+    (tmp_path / "taken").write_text("x")
+    result = render("--out", str(tmp_path / "taken"), cwd=tmp_path)
+    assert result.returncode == 2 and "is a file" in result.stderr
+
+
+def test_list_names_the_chapters(tmp_path):
+    result = render("list", cwd=tmp_path)
+    assert result.returncode == 0 and "第五章" in result.stdout and result.stdout.splitlines()[0].startswith(" 4")
