@@ -75,7 +75,7 @@ class MultiCopyInference(ExplainerScene):
 
     def softmax_weights(self):
         row = self.trace["attention"]["weights"][self.query]
-        self.weights = VGroup(*(self.shown(f"weight {j}", row[j], size=20, role="highlight")
+        self.weights = VGroup(*(self.shown(f"weight {j}", row[j], digits=3, size=20, role="highlight")
                                 .move_to(score) for j, score in enumerate(self.scores)))
         self.bars = VGroup(*(bar(row[j], BAR_HEIGHT, width=0.35).next_to(weight, UP, buff=0.1)
                              for j, weight in enumerate(self.weights)))
