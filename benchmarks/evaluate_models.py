@@ -20,7 +20,6 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from model import measure  # noqa: E402
 from model.checkpoint import load_checkpoint  # noqa: E402
 from model.corpus import STORIES  # noqa: E402
 from model.models import (default_corpus, exact_match, held_out_translations, load_models,  # noqa: E402

@@ -18,7 +18,7 @@ import torch
 from model import measure, train
 from model.attention import AttentionConfig, AttentionModel
 from model.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
-from model.corpus import ASSETS, STORIES, Corpus, default_corpus_path, load_corpus, story_pairs
+from model.corpus import ASSETS, Corpus, default_corpus_path, load_corpus, story_pairs
 from model.rnn import ElmanRNN, RNNConfig
 from model.tokenizer import Vocab
 from model.translator import END, PAD, START, Translator, TranslatorConfig
@@ -71,13 +71,13 @@ def train_models(corpus: Corpus, translator: bool = False) -> tuple[dict, dict |
     say(f"training on {corpus.path} ({len(corpus.sentences)} sentences); this takes about a minute")
     vocab = Vocab(corpus.words, corpus.lang)
     inputs, targets = train.next_word_data(corpus.sentences, vocab)
-    tasks = {
+    # Longest first, so that the cores finish together: translator, RNN, then the attention models.
+    tasks = {"translator": (train_translator_payload, *twin_corpora())} if translator else {}
+    tasks |= {
+        "rnn": (train.train_rnn, vocab, inputs, targets),
         "attention": (train.train_attention, vocab, inputs, targets),
         "multi_head": (train.train_multi_head, vocab, inputs, targets, MULTI_HEAD_HEADS),
-        "rnn": (train.train_rnn, vocab, inputs, targets),
     }
-    if translator:
-        tasks["translator"] = (train_translator_payload, *twin_corpora())
     trained = train.run_parallel(tasks)
     attention, history, snapshots = trained["attention"]
     multi_head, rnn = trained["multi_head"], trained["rnn"]

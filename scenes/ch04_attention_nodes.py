@@ -5,7 +5,7 @@ from __future__ import annotations
 from manim import DOWN, LEFT, PI, RIGHT, UP, FadeIn, FadeOut, Indicate, VGroup, Write
 
 from scenes.base import ExplainerScene
-from scenes.mobjects import Connections, NodeLayer, bar, label
+from scenes.mobjects import Connections, NodeLayer, bar, label, multiply_pairs, scale_group
 
 ROW = dict(radius=0.2, spacing=0.55, direction=RIGHT, show_values=True, value_size=13)
 
@@ -64,16 +64,13 @@ class AttentionNodes(ExplainerScene):
         self.products = VGroup(*(self.shown(f"product {j}", p, size=15, role="highlight")
                                  .move_to([self.groups["key"].node(j).get_x(), 0.05, 0])
                                  for j, p in enumerate(products)))
-        pairs = [VGroup(self.groups["query"].node(j).copy(), self.groups["key"].node(j).copy())
-                 for j in range(len(products))]
-        with self.narration("ch04.multiply"):
-            self.play(*(pair.animate.move_to(text).scale(0.3).set_opacity(0) for pair, text in zip(pairs, self.products)),
-                      FadeIn(self.products, lag_ratio=0.15), run_time=2)
         sum_text = label(f"Σ / √{d_k} =", 18).next_to(self.products, RIGHT, buff=0.35)
         self.score = self.shown("score", score, size=24, role="highlight").next_to(sum_text, RIGHT, buff=0.15)
         self.score_group = VGroup(sum_text, self.score)
+        with self.narration("ch04.multiply"):
+            self.play(multiply_pairs(self.groups["query"], self.groups["key"], self.products, self.score_group))
         with self.narration("ch04.sum", score=f"{score:.2f}"):
-            self.play(Write(sum_text), FadeIn(self.score, shift=0.3 * RIGHT))
+            self.play(Indicate(self.score))
 
     def weigh_values(self):
         weight = self.data("weights")[self.word_index]
@@ -87,7 +84,7 @@ class AttentionNodes(ExplainerScene):
         factor = self.weight.copy()
         with self.narration("ch04.scale"):
             self.play(FadeIn(times), factor.animate.next_to(times, RIGHT, buff=0.1))
-            self.play(*(node.animate.scale(max(weight, 0.1)) for node in self.groups["value"].nodes))
+            self.play(scale_group(self.groups["value"], weight))
         self.weighted_title = self.word("weighted", 18, "value").move_to(self.group_titles["value"], RIGHT)
         self.play(FadeOut(self.group_titles["value"]), FadeIn(self.weighted_title))
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from manim import RIGHT, UP, UR, Arrow, FadeIn, FadeOut, Indicate, Line, ReplacementTransform, VGroup, Write
 
 from scenes.base import ExplainerScene
-from scenes.mobjects import NetworkCopy, NodeLayer, bar, label, legend
+from scenes.mobjects import NetworkCopy, NodeLayer, add_groups, bar, label, legend, scale_group
 from scenes.theme import role_colour
 
 COPIES_WIDTH = 12.6  # horizontal room for all copies
@@ -86,20 +86,15 @@ class MultiCopyInference(ExplainerScene):
     def scale_values(self):
         row = self.trace["attention"]["weights"][self.query]
         with self.narration("ch05.scale"):
-            self.play(*(node.animate.scale(max(row[j], 0.1)).set_fill(opacity=max(row[j], 0.2))
-                        for j, copy in enumerate(self.copies) for node in copy.value_nodes.nodes),
-                      run_time=1.5)
+            self.play(*(scale_group(copy.value_nodes, row[j]) for j, copy in enumerate(self.copies)))
 
     def add_values(self):
         mixed = self.trace["attention"]["mixed"][self.query]
         self.total = NodeLayer(mixed, "value", radius=0.16, spacing=0.45, direction=RIGHT,
                                show_values=True, value_size=13).move_to([0, 1.9, 0])
         self.total_title = self.word("sum", 18, "value").next_to(self.total, RIGHT, buff=0.3)
-        movers = [copy.value_nodes.nodes.copy() for copy in self.copies]
         with self.narration("ch05.add"):
-            self.play(*(m.animate.move_to(self.total.nodes).set_opacity(0) for m in movers),
-                      FadeIn(self.total, scale=1.3), FadeIn(self.total_title), run_time=2)
-        self.remove(*movers)
+            self.play(add_groups([copy.value_nodes for copy in self.copies], self.total), FadeIn(self.total_title))
 
     def predict(self):
         word, p = self.trace["attention"]["predictions"][self.query][0]

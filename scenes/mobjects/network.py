@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from manim import (DOWN, LEFT, RIGHT, UP, AnimationGroup, Dot, FadeIn, LaggedStart, ReplacementTransform, Succession,
-                   Text, VGroup, Write)
+from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, Dot, FadeIn, LaggedStart, Mobject, Succession, VGroup
 
-from scenes.mobjects.nodes import Connections, NodeLayer, label, number
+from scenes.mobjects.nodes import Connections, NodeLayer, label
 from scenes.theme import role_colour
 
 
@@ -52,38 +51,31 @@ class NetworkCopy(VGroup):
         return AnimationGroup(*(edges.flow() for edges in self.edges.values()))
 
 
-def multiply_pairs(query: NodeLayer, key: NodeLayer, products: Sequence[float], total: float, anchor,
-                   direction=DOWN, digits: int = 2, size: float = 16):
-    """q·k shown: each pair of nodes becomes its product, then the products sum into one number.
+def multiply_pairs(query: NodeLayer, key: NodeLayer, products: Sequence[Mobject], total: Mobject,
+                   run_time: float = 2.0) -> Succession:
+    """q·k: each Query/Key node pair flies into its product, then the products' sum appears.
 
-    Returns (animation, product texts, the sum's text); the sum sits next to ``anchor``.
+    ``products`` (one text per pair) and ``total`` are placed by the caller, which knows the numbers.
     """
-    product_texts = VGroup(*(number(p, digits, size) for p in products))
-    product_texts.arrange(direction, buff=0.12).next_to(anchor, LEFT, buff=0.6)
     pairs = [VGroup(query.node(i).copy(), key.node(i).copy()) for i in range(len(products))]
-    total_text = number(total, digits, size + 6, role="highlight").next_to(anchor, RIGHT, buff=0.2)
-    plus = Text("Σ", font_size=size + 8).next_to(product_texts, RIGHT, buff=0.25)
-    animation = Succession(
-        LaggedStart(*(ReplacementTransform(pair, text) for pair, text in zip(pairs, product_texts)),
-                    lag_ratio=0.15, run_time=2),
-        AnimationGroup(Write(plus), ReplacementTransform(product_texts.copy(), total_text), run_time=1.2),
+    return Succession(
+        AnimationGroup(*(pair.animate.move_to(text).scale(0.3).set_opacity(0) for pair, text in zip(pairs, products)),
+                       LaggedStart(*(FadeIn(text) for text in products), lag_ratio=0.15), run_time=run_time),
+        FadeIn(total, shift=0.3 * RIGHT),
     )
-    return animation, VGroup(product_texts, plus), total_text
 
 
-def scale_group(group: NodeLayer, weight: float, run_time: float = 1.2):
-    """A weight multiplies a value group: the nodes shrink to their share (0..1)."""
-    shrink = max(weight, 0.08)
-    return AnimationGroup(*(node.animate.scale(shrink).set_fill(opacity=max(weight, 0.15))
+def scale_group(group: NodeLayer, weight: float, run_time: float = 1.2) -> AnimationGroup:
+    """A weight multiplies a value group: each node shrinks and fades to its share (0..1)."""
+    return AnimationGroup(*(node.animate.scale(max(weight, 0.1)).set_fill(opacity=max(weight, 0.2))
                             for node in group.nodes), run_time=run_time)
 
 
-def add_groups(groups: Sequence[NodeLayer], total: NodeLayer, run_time: float = 1.5):
-    """Weighted value groups fly into one group holding their sum."""
+def add_groups(groups: Sequence[NodeLayer], total: NodeLayer, run_time: float = 2.0) -> AnimationGroup:
+    """Weighted value groups fly into one group that holds their sum."""
     movers = [group.nodes.copy() for group in groups]
-    return AnimationGroup(
-        *(mover.animate(rate_func=lambda t: t).move_to(total.nodes).set_opacity(0) for mover in movers),
-        FadeIn(total, scale=1.2), run_time=run_time), movers
+    return AnimationGroup(*(mover.animate.move_to(total.nodes).set_opacity(0) for mover in movers),
+                          FadeIn(total, scale=1.3), run_time=run_time)
 
 
 def legend(names: dict[str, str], size: float = 16) -> VGroup:
