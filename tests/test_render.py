@@ -1,8 +1,11 @@
 """End to end: the render command, its outputs, and its refusals."""
 
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import av
@@ -95,3 +98,25 @@ def test_an_output_path_that_is_a_file_is_refused(tmp_path):
 def test_list_names_the_chapters(tmp_path):
     result = render("list", cwd=tmp_path)
     assert result.returncode == 0 and "第五章" in result.stdout and result.stdout.splitlines()[0].startswith(" 4")
+
+
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM])
+def test_a_render_killed_midway_publishes_nothing_and_the_next_one_succeeds(tmp_path, how):
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "scenes.render", "--chapters", "4", "--out", str(out)]
+    env = {"PYTHONPATH": str(PROJECT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
+           "ATTENTION_EXPLAINER_CACHE": str(tmp_path / "cache")}
+    render_process = subprocess.Popen(command, cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True,
+                                      start_new_session=True)
+    for line in render_process.stderr:
+        if "rendering" in line:
+            break
+    time.sleep(3)
+    os.killpg(render_process.pid, how)
+    render_process.wait(timeout=60)
+    finals = [p.name for p in out.iterdir() if not p.name.startswith(".")] if out.exists() else []
+    assert finals == []
+    result = render("--chapters", "4", "--out", str(out), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (out / "04-attention-nodes.mp4").is_file() and (out / "manifest.json").is_file()
+    assert not list(out.glob(".staging-*"))
