@@ -32,7 +32,10 @@ from scenes.source import DEFAULT_SENTENCES, PROJECT, sentence_folder
 from scenes.strings import text
 
 QUALITIES = {"l": "480p15", "m": "720p30", "h": "1080p60", "k": "2160p60"}  # Manim's -q letters
-FORMATS = ("mp4", "webm", "mov", "gif")
+FORMATS = ("mp4", "webm", "mov", "gif", "png")
+VIDEO_FORMATS = ("mp4", "webm", "mov")  # the ones joined into the whole explainer
+# A png chapter is a folder of frames, cut from Manim's lossless mov (PNG-coded QuickTime).
+MANIM_FORMAT = {"png": "mov"}
 USAGE_ERROR = 2
 
 
@@ -64,8 +67,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--lang", default="zh", help="zh (default) or en")
     p.add_argument("--quality", default="l", help="l 480p15 (default), m 720p30, h 1080p60, k 2160p60")
     p.add_argument("--chapters", help="comma-separated chapter numbers (default: all; see ./render.sh list)")
-    p.add_argument("--format", default="mp4", help="mp4 (default), webm, mov or gif")
-    p.add_argument("--transparent", action="store_true", help="transparent background (webm or mov)")
+    p.add_argument("--format", default="mp4", help="mp4 (default), webm, mov, gif, or png (a folder of frames)")
+    p.add_argument("--transparent", action="store_true", help="transparent background (webm, mov or png)")
     p.add_argument("--out", help="output folder (default: out/<sentence>/<lang>-<quality>)")
     p.add_argument("--jobs", default=str(os.cpu_count() or 1), help="chapters rendered at once (default: cores)")
     return p
@@ -92,8 +95,8 @@ def request_from(args) -> Request:
         raise UsageError(f"unknown quality {args.quality!r}: use one of {', '.join(QUALITIES)}")
     if args.format not in FORMATS:
         raise UsageError(f"unknown format {args.format!r}: use one of {', '.join(FORMATS)}")
-    if args.transparent and args.format not in ("webm", "mov"):
-        raise UsageError("--transparent needs --format webm or --format mov")
+    if args.transparent and args.format not in ("webm", "mov", "png"):
+        raise UsageError("--transparent needs --format webm, mov or png")
     try:
         jobs = int(args.jobs)
     except ValueError:
@@ -167,8 +170,9 @@ def chapter_key(chapter: Chapter, request: Request, trace: dict) -> str:
 def render_chapter(chapter: Chapter, request: Request, trace_path: Path, work: Path) -> tuple[Path, Path | None]:
     """Render one chapter in its own Manim process and media folder; (clip, subtitles)."""
     media = work / chapter.slug
+    manim_format = MANIM_FORMAT.get(request.format, request.format)
     command = [sys.executable, "-m", "manim", "render", "--quality", request.quality,
-               "--media_dir", str(media), "--format", request.format, "--disable_caching",
+               "--media_dir", str(media), "--format", manim_format, "--disable_caching",
                "--progress_bar", "none", "--verbosity", "WARNING"]
     if request.transparent:
         command.append("--transparent")
@@ -176,7 +180,7 @@ def render_chapter(chapter: Chapter, request: Request, trace_path: Path, work: P
     env = {**os.environ, "ATTENTION_TRACE": str(trace_path), "ATTENTION_LANG": request.lang}
     result = subprocess.run(command, cwd=PROJECT, env=env, capture_output=True, text=True)
     clips = [p for p in (media / "videos").rglob(f"{chapter.scene}.*")
-             if p.suffix.lstrip(".") == request.format] if result.returncode == 0 else []
+             if p.suffix.lstrip(".") == manim_format] if result.returncode == 0 else []
     if not clips:
         tail = "\n".join((result.stderr or result.stdout).strip().splitlines()[-15:])
         raise RenderError(f"chapter {chapter.number} failed to render:\n{tail}")
@@ -286,9 +290,18 @@ def contact_sheet(frames: list[Path], target: Path) -> None:
 
 def publish(staged: Path, out: Path) -> None:
     """Move finished files into place, each replacing its old version in one step; the manifest,
-    which names them all, goes last."""
+    which names them all, goes last. A folder (png frames) first moves its old version aside."""
     for path in sorted(staged.iterdir(), key=lambda p: p.name == "manifest.json"):
-        os.replace(path, out / path.name)
+        target = out / path.name
+        if path.is_dir() and target.exists():
+            os.replace(target, staged / f".old-{path.name}")
+            shutil.rmtree(staged / f".old-{path.name}")
+        os.replace(path, target)
+
+
+def frames(clip: Path, folder: Path) -> None:
+    folder.mkdir()
+    subprocess.run(["ffmpeg", "-v", "error", "-i", str(clip), str(folder / "frame-%04d.png")], check=True)
 
 
 def sweep_leftovers(out: Path) -> None:
@@ -305,7 +318,7 @@ def previous_manifest(out: Path) -> dict:
 
 
 def reusable(entry: dict | None, key: str, out: Path) -> bool:
-    return bool(entry) and entry.get("key") == key and (out / entry["file"]).is_file()
+    return bool(entry) and entry.get("key") == key and (out / entry["file"]).exists()
 
 
 def run(request: Request) -> Path:
@@ -335,17 +348,19 @@ def run(request: Request) -> Path:
 
 def stage(request, trace, rendered, old, keys, staged: Path, work: Path) -> list[dict]:
     """Write every output into ``staged``; the manifest last names them all."""
-    entries, clips, srts, frames = [], [], [], []
+    entries, clips, srts, key_frames = [], [], [], []
     for chapter in request.chapters:
-        clip_name = f"{chapter.slug}.{request.format}"
+        clip_name = chapter.slug if request.format == "png" else f"{chapter.slug}.{request.format}"
         if chapter.slug in rendered:
             clip, srt = rendered[chapter.slug]
-            shutil.copy(clip, staged / clip_name)
+            if request.format == "png":
+                frames(clip, staged / clip_name)
+            else:
+                shutil.copy(clip, staged / clip_name)
             if srt:
                 shutil.copy(srt, staged / f"{chapter.slug}.srt")
-            facts = probe(staged / clip_name)
-            if request.format != "gif":
-                key_frame(staged / clip_name, staged / f"{chapter.slug}.png")
+            facts = probe(clip)
+            key_frame(clip, staged / f"{chapter.slug}.png")
         else:
             facts = {k: old[chapter.slug][k] for k in ("duration", "frames")}
         where = staged if chapter.slug in rendered else request.out
@@ -353,10 +368,10 @@ def stage(request, trace, rendered, old, keys, staged: Path, work: Path) -> list
                         "title": text(request.lang, chapter.title_key), "key": keys[chapter.slug], **facts})
         clips.append(where / clip_name)
         srts.append(where / f"{chapter.slug}.srt")
-        frames.append(where / f"{chapter.slug}.png")
-    if request.format != "gif":
+        key_frames.append(where / f"{chapter.slug}.png")
+    if request.format in VIDEO_FORMATS:
         join_clips(clips, entries, staged / f"explainer.{request.format}", work)
-        contact_sheet([f for f in frames if f.exists()], staged / "contact-sheet.png")
+    contact_sheet([f for f in key_frames if f.exists()], staged / "contact-sheet.png")
     subtitles.join([p if p.exists() else None for p in srts], [e["duration"] for e in entries],
                    staged / "explainer.srt")
     (staged / "trace.json").write_text(json.dumps(trace, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
@@ -364,7 +379,7 @@ def stage(request, trace, rendered, old, keys, staged: Path, work: Path) -> list
                 "quality": QUALITIES[request.quality], "format": request.format,
                 "models_digest": trace["models_digest"], "corpus_digest": trace["corpus"]["digest"],
                 "trace_hash": trace["hash"], "chapters": entries,
-                "explainer": f"explainer.{request.format}" if request.format != "gif" else None,
+                "explainer": f"explainer.{request.format}" if request.format in VIDEO_FORMATS else None,
                 "duration": sum(e["duration"] for e in entries)}
     (staged / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False, indent=1) + "\n",
                                           encoding="utf-8")

@@ -73,6 +73,7 @@ def test_joined_subtitles_shift_each_chapter_by_the_ones_before(tmp_path):
     (["--quality", "x"], "unknown quality"),
     (["--format", "avi"], "unknown format"),
     (["--format", "mp4", "--transparent"], "--transparent needs"),
+    (["--format", "png", "--jobs", "-3"], "--jobs must be 1 or more"),
     (["--jobs", "0"], "--jobs must be 1 or more"),
     (["--jobs", "many"], "not a number"),
     (["--lang", "fr"], "unknown language"),
@@ -120,3 +121,16 @@ def test_a_render_killed_midway_publishes_nothing_and_the_next_one_succeeds(tmp_
     assert result.returncode == 0, result.stderr
     assert (out / "04-attention-nodes.mp4").is_file() and (out / "manifest.json").is_file()
     assert not list(out.glob(".staging-*"))
+
+
+def test_png_frames_with_a_transparent_background(tmp_path):
+    from PIL import Image
+
+    out = tmp_path / "out"
+    result = render("--chapters", "4", "--format", "png", "--transparent", "--out", str(out), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    (chapter,) = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["chapters"]
+    frames = sorted((out / chapter["file"]).glob("frame-*.png"))
+    assert len(frames) == chapter["frames"]
+    with Image.open(frames[len(frames) // 2]) as frame:
+        assert frame.mode == "RGBA" and frame.getpixel((2, 2))[3] < 255
