@@ -3,6 +3,7 @@ of every number it puts on screen (so tests can compare them with the Trace)."""
 
 from __future__ import annotations
 
+import os
 from contextlib import contextmanager
 
 from manim import UL, MovingCameraScene, Text
@@ -19,6 +20,7 @@ MIN_LINE_SECONDS = 2.0
 
 class ExplainerScene(MovingCameraScene):
     title_key = ""
+    narration_lines = 0  # lines narrated in a full run: the pipeline's "how far" (a test checks it)
 
     def setup(self):
         super().setup()
@@ -26,6 +28,7 @@ class ExplainerScene(MovingCameraScene):
         self.lang = source.language()
         self.camera.background_color = theme().background
         self.numbers_on_screen: dict[str, float] = {}
+        self.narrated = 0
 
     def say(self, line: str, **values) -> str:
         return text(self.lang, line, **values)
@@ -54,4 +57,14 @@ class ExplainerScene(MovingCameraScene):
         if elapsed < needed:
             self.wait(needed - elapsed)
         self.add_subcaption(line, duration=self.time - start, offset=start - self.time)
+        self.narrated += 1
+        report_progress(self.narrated, self.narration_lines)
+
+
+def report_progress(done: int, total: int) -> None:
+    """Tell the pipeline how far the chapter is (a line per narrated step, in ATTENTION_PROGRESS)."""
+    path = os.environ.get("ATTENTION_PROGRESS")
+    if path:
+        with open(path, "a", encoding="utf-8") as progress:
+            progress.write(f"{done}/{total}\n")
 

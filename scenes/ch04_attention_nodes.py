@@ -12,6 +12,7 @@ ROW = dict(radius=0.2, spacing=0.55, direction=RIGHT, show_values=True, value_si
 
 class AttentionNodes(ExplainerScene):
     title_key = "ch04.title"
+    narration_lines = 9
     word_index = 0  # whose network: the first word's is complete on its own (nothing before it)
 
     def construct(self):

@@ -16,6 +16,7 @@ BAR_HEIGHT = 1.1
 
 class MultiCopyInference(ExplainerScene):
     title_key = "ch05.title"
+    narration_lines = 8
     query_index: int | None = None  # the current word; None: the word before the last
 
     def construct(self):

@@ -177,7 +177,8 @@ def render_chapter(chapter: Chapter, request: Request, trace_path: Path, work: P
     if request.transparent:
         command.append("--transparent")
     command += [str(chapter.path), chapter.scene]
-    env = {**os.environ, "ATTENTION_TRACE": str(trace_path), "ATTENTION_LANG": request.lang}
+    env = {**os.environ, "ATTENTION_TRACE": str(trace_path), "ATTENTION_LANG": request.lang,
+           "ATTENTION_PROGRESS": str(progress_file(work, chapter))}
     result = subprocess.run(command, cwd=PROJECT, env=env, capture_output=True, text=True)
     clips = [p for p in (media / "videos").rglob(f"{chapter.scene}.*")
              if p.suffix.lstrip(".") == manim_format] if result.returncode == 0 else []
@@ -188,42 +189,57 @@ def render_chapter(chapter: Chapter, request: Request, trace_path: Path, work: P
     return clips[0], srt if srt.exists() else None
 
 
-class Progress:
-    """Which chapters are rendering and for how long, on stderr every few seconds."""
+def progress_file(work: Path, chapter: Chapter) -> Path:
+    return work / f"{chapter.slug}.progress"
 
-    def __init__(self):
-        self.running: dict[str, float] = {}
+
+def steps_done(path: Path) -> str:
+    """The chapter's last "done/total" narrated steps, as its scene reported them."""
+    try:
+        lines = path.read_text(encoding="utf-8").split()
+    except OSError:
+        return "starting"
+    return f"step {lines[-1]}" if lines else "starting"
+
+
+class Progress:
+    """Which chapters are rendering, how far and for how long, on stderr every few seconds."""
+
+    def __init__(self, work: Path):
+        self.work = work
+        self.running: dict[Chapter, float] = {}
         self.stop = threading.Event()
         self.lock = threading.Lock()
 
-    def start(self, name: str):
+    def start(self, chapter: Chapter):
         with self.lock:
-            self.running[name] = time.monotonic()
-        say(f"  {name}: rendering")
+            self.running[chapter] = time.monotonic()
+        say(f"  chapter {chapter.number}: rendering")
 
-    def done(self, name: str):
+    def done(self, chapter: Chapter):
         with self.lock:
-            elapsed = time.monotonic() - self.running.pop(name)
-        say(f"  {name}: done in {elapsed:.0f}s")
+            elapsed = time.monotonic() - self.running.pop(chapter)
+        say(f"  chapter {chapter.number}: done in {elapsed:.0f}s")
 
     def report(self):
         while not self.stop.wait(10):
             with self.lock:
                 now = time.monotonic()
-                busy = ", ".join(f"{n} {now - t:.0f}s" for n, t in self.running.items())
+                busy = ", ".join(f"chapter {c.number} {steps_done(progress_file(self.work, c))} {now - t:.0f}s"
+                                 for c, t in self.running.items())
             if busy:
-                say(f"  still rendering: {busy}")
+                say(f"  rendering: {busy}")
 
 
 def render_all(request: Request, todo: list[Chapter], trace_path: Path, work: Path) -> dict[str, tuple]:
-    progress = Progress()
+    progress = Progress(work)
     reporter = threading.Thread(target=progress.report, daemon=True)
     reporter.start()
 
     def job(chapter: Chapter):
-        progress.start(f"chapter {chapter.number}")
+        progress.start(chapter)
         result = render_chapter(chapter, request, trace_path, work)
-        progress.done(f"chapter {chapter.number}")
+        progress.done(chapter)
         return chapter.slug, result
 
     try:

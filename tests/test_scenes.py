@@ -102,6 +102,11 @@ def test_both_chapters_construct_for_another_corpus_sentence(other_sentence):
     assert scene.numbers_on_screen[f"weight {query}"] == other_sentence["attention"]["weights"][query][query]
 
 
+@pytest.mark.parametrize("chapter", [AttentionNodes, MultiCopyInference])
+def test_a_full_run_narrates_as_many_lines_as_the_progress_total_says(scene_trace, chapter):
+    assert run(chapter).narrated == chapter.narration_lines
+
+
 def test_the_query_word_is_a_class_attribute(scene_trace, default_trace):
     scene = run(MultiCopyInference, query_index=1)
     assert scene.numbers_on_screen["weight 1"] == default_trace["attention"]["weights"][1][1]
