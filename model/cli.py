@@ -6,24 +6,18 @@ A user mistake is one line on stderr starting with "error:", exit code 2, and no
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import time
 from pathlib import Path
 
 from model.corpus import LANGUAGES, STORIES, default_corpus_path
+from model.files import sentence_folder
 
 USAGE_ERROR = 2
 
 
 class UsageError(ValueError):
     """A mistake in the command line; the message says what to do."""
-
-
-def slug(sentence: str) -> str:
-    """A folder name for a sentence: its letters (Chinese kept), other characters as '-'."""
-    text = re.sub(r"[^\w]+", "-", sentence.strip().lower(), flags=re.UNICODE).strip("-_")
-    return text[:60] or "sentence"
 
 
 def language(value: str) -> str:
@@ -72,7 +66,7 @@ def run_trace(args) -> None:
     from model.trace_schema import save_trace
 
     sentence = args.sentence if args.sentence is not None else STORIES[args.lang].default_sentence
-    out = writable_output(Path(args.out) if args.out else Path("out") / slug(sentence) / "trace.json")
+    out = writable_output(Path(args.out) if args.out else Path("out") / sentence_folder(sentence) / "trace.json")
     started = time.monotonic()
     trace = build_trace(sentence, args.lang, args.corpus)
     save_trace(trace, out)

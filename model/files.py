@@ -1,8 +1,10 @@
-"""Publishing files safely: a reader sees the old content or all of the new, never a part."""
+"""Files: where a sentence's outputs go, and publishing safely (a reader sees the old content or
+all of the new, never a part)."""
 
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -23,3 +25,8 @@ def write_atomically(path: Path, data: bytes) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def sentence_folder(sentence: str) -> str:
+    """A folder name for a sentence: its letters (Chinese kept), other characters as '-'."""
+    return re.sub(r"[^\w]+", "-", sentence.strip().lower()).strip("-_")[:60] or "sentence"

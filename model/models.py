@@ -177,10 +177,13 @@ def translator_digest(zh: Corpus, en: Corpus) -> str:
 
 @torch.no_grad()
 def exact_match(model: Translator, source: Vocab, target: Vocab, pairs) -> float:
+    """Share of (zh, en) pairs translated exactly, all decoded at once (padding is never attended)."""
+    ids = train.padded([source.encode(list(zh)) for zh, _ in pairs], max(len(zh) for zh, _ in pairs), 0)
+    produced = model.translate(ids, target.ids[START], target.ids[END])["target"]
     correct = 0
-    for zh, en in pairs:
-        words = translate_words(model, source, target, zh)["target"]
-        correct += words == list(en)
+    for row, (_, en) in zip(produced.tolist(), pairs):
+        words = target.decode(row)
+        correct += words[: words.index(END) if END in words else len(words)] == list(en)
     return correct / len(pairs)
 
 

@@ -26,9 +26,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from model.cli import USAGE_ERROR, Parser, UsageError
+from model.corpus import LANGUAGES, STORIES
+from model.files import sentence_folder
 from scenes import subtitles
 from scenes.chapters import BY_NUMBER, CHAPTERS, Chapter
-from scenes.source import DEFAULT_SENTENCES, PROJECT, sentence_folder
+from scenes.source import PROJECT
 from scenes.strings import text
 
 QUALITIES = {"l": "480p15", "m": "720p30", "h": "1080p60", "k": "2160p60"}  # Manim's -q letters
@@ -36,11 +39,6 @@ FORMATS = ("mp4", "webm", "mov", "gif", "png")
 VIDEO_FORMATS = ("mp4", "webm", "mov")  # the ones joined into the whole explainer
 # A png chapter is a folder of frames, cut from Manim's lossless mov (PNG-coded QuickTime).
 MANIM_FORMAT = {"png": "mov"}
-USAGE_ERROR = 2
-
-
-class UsageError(ValueError):
-    """A bad flag or input; one line that says what to do."""
 
 
 class RenderError(RuntimeError):
@@ -52,11 +50,6 @@ def say(message: str) -> None:
 
 
 # Flags ------------------------------------------------------------------------------------------
-
-
-class Parser(argparse.ArgumentParser):
-    def error(self, message: str):
-        raise UsageError(f"{message} (see ./render.sh --help)")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -89,7 +82,7 @@ class Request:
 
 def request_from(args) -> Request:
     """Check every flag; a UsageError names the first problem."""
-    if args.lang not in DEFAULT_SENTENCES:
+    if args.lang not in LANGUAGES:
         raise UsageError(f"unknown language {args.lang!r}: use zh or en")
     if args.quality not in QUALITIES:
         raise UsageError(f"unknown quality {args.quality!r}: use one of {', '.join(QUALITIES)}")
@@ -105,7 +98,7 @@ def request_from(args) -> Request:
         raise UsageError("--jobs must be 1 or more")
     if args.corpus is not None and not Path(args.corpus).is_file():
         raise UsageError(f"cannot read corpus {args.corpus}: no such file")
-    sentence = args.sentence if args.sentence is not None else DEFAULT_SENTENCES[args.lang]
+    sentence = args.sentence if args.sentence is not None else STORIES[args.lang].default_sentence
     out = Path(args.out) if args.out else (PROJECT / "out" / sentence_folder(sentence)
                                            / f"{args.lang}-{QUALITIES[args.quality]}")
     check_output_folder(out)

@@ -10,23 +10,19 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
 
+from model.corpus import STORIES
+from model.files import sentence_folder
 from model.trace_schema import TraceError, load_trace
 
 PROJECT = Path(__file__).resolve().parent.parent
-DEFAULT_SENTENCES = {"zh": "猫喜欢抓老鼠", "en": "the cat likes to catch mice"}
 
 
 def language() -> str:
     return os.environ.get("ATTENTION_LANG", "zh")
-
-
-def sentence_folder(sentence: str) -> str:
-    return re.sub(r"[^\w]+", "-", sentence.strip().lower()).strip("-_")[:60] or "sentence"
 
 
 @functools.lru_cache(maxsize=None)
@@ -40,7 +36,7 @@ def current_trace() -> dict:
     if given:
         return load(given)
     lang = language()
-    sentence = os.environ.get("ATTENTION_SENTENCE", DEFAULT_SENTENCES[lang])
+    sentence = os.environ.get("ATTENTION_SENTENCE", STORIES[lang].default_sentence)
     path = PROJECT / "out" / sentence_folder(sentence) / f"trace.{lang}.json"
     try:
         trace = load(str(path))
