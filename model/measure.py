@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import math
+import os
 
 import torch
 from torch import nn
@@ -109,7 +110,7 @@ def sqrt_dk() -> list[dict]:
     return rows
 
 
-SCALE_LENGTHS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
+SCALE_LENGTHS = tuple(2**n for n in range(15))  # 1 … 16384 words
 
 
 def fully_connected_for(length: int, d_model: int, vocab_size: int) -> nn.Module:
@@ -133,6 +134,14 @@ def scale(attention: nn.Module) -> list[dict]:
             rows.append({"length": length, "fully_connected": parameter_count(network),
                          "attention": attention_count})
     return rows
+
+
+def hardware() -> dict:
+    """What this machine can hold: its memory, and the bytes of one float32 parameter."""
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    bytes_per_parameter = torch.finfo(torch.float32).bits // 8
+    return {"memory_bytes": memory, "bytes_per_parameter": bytes_per_parameter,
+            "parameters_that_fit": memory // bytes_per_parameter}
 
 
 @torch.no_grad()

@@ -127,6 +127,7 @@ def build_trace(sentence: str, lang: str = "zh", corpus_path: str | Path | None 
         "training": training_section(models, ids, attention["weights"]),
         "kv_cache": measure.kv_cache(models.attention, ids),
         "scale": measure.scale(models.attention),
+        "hardware": measure.hardware(),
         "sqrt_dk": measure.sqrt_dk(),
         "multi_head": multi_head_section(models, ids),
         "encoder_decoder": encoder_decoder_section(tokens, lang),

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from model.files import write_atomically
 
-TRACE_FORMAT = 1
+TRACE_FORMAT = 2  # bump when fields change: older trace.json files are then rebuilt or refused
 ROW_SUM_TOLERANCE = 1e-4
 
 
@@ -49,8 +49,10 @@ def check_weights(matrix, size: int, name: str, causal: bool = True) -> None:
 
 def validate(trace: dict) -> None:
     """Raise TraceError unless the trace has every field with consistent shapes and weights."""
+    check(trace.get("format") == TRACE_FORMAT,
+          f"format {trace.get('format')} is not {TRACE_FORMAT} (written by another version); rebuild it")
     required = ("sentence", "tokens", "attention", "rnn", "accuracy_by_distance", "training",
-                "kv_cache", "scale", "sqrt_dk", "multi_head", "encoder_decoder")
+                "kv_cache", "scale", "hardware", "sqrt_dk", "multi_head", "encoder_decoder")
     missing = [name for name in required if name not in trace]
     check(not missing, f"missing {', '.join(missing)}")
     T = len(trace["tokens"])

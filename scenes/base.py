@@ -36,10 +36,11 @@ class ExplainerScene(MovingCameraScene):
     def word(self, key: str, size: float = 22, role: str = "text") -> Text:
         return label(self.say(key), size, role)
 
-    def shown(self, name: str, value: float, digits: int = 2, size: float = 18, role: str = "text") -> Text:
+    def shown(self, name: str, value: float, digits: int = 2, size: float = 18, role: str = "text",
+              grouped: bool = False) -> Text:
         """A number for the screen, recorded under ``name`` for the tests."""
         self.numbers_on_screen[name] = value
-        return number(value, digits, size, role)
+        return number(value, digits, size, role, grouped)
 
     def show_title(self):
         title = label(self.say(self.title_key), 26).to_corner(UL, buff=0.3)

@@ -1,4 +1,4 @@
-"""Key frames of chapters 4 and 5 against committed control frames (tests/control_data).
+"""Key frames of chapters 2, 4 and 5 against committed control frames (tests/control_data).
 
 Regenerate after a deliberate visual change: ./render.sh test tests/test_graphical.py --set_test
 """
@@ -8,6 +8,7 @@ from manim import MovingCamera
 from manim.renderer.cairo_renderer import CairoRenderer
 from manim.utils.testing.frames_comparison import frames_comparison
 
+from scenes.ch02_scale_problem import ScaleProblem
 from scenes.ch04_attention_nodes import AttentionNodes
 from scenes.ch05_multi_copy import MultiCopyInference
 
@@ -52,3 +53,14 @@ def test_ch05_sum_and_prediction(scene):
     scene.scale_values()
     scene.add_values()
     scene.predict()
+
+
+@frames_comparison(base_scene=ScaleProblem, renderer_class=MovingCameraRenderer)
+def test_ch02_the_square_of_connections_for_eight_words(scene):
+    scene.show_small_network()
+    scene.grow_input()
+
+
+@frames_comparison(base_scene=ScaleProblem, renderer_class=MovingCameraRenderer)
+def test_ch02_growth_past_the_memory_and_the_flat_attention_line(scene):
+    ScaleProblem.construct(scene)

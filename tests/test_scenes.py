@@ -5,6 +5,7 @@ import math
 import pytest
 from manim import RIGHT, tempconfig
 
+from scenes.ch02_scale_problem import ScaleProblem
 from scenes.ch04_attention_nodes import AttentionNodes
 from scenes.ch05_multi_copy import MultiCopyInference
 from scenes.mobjects import Connections, NetworkCopy, NodeLayer, TokenRow
@@ -61,6 +62,16 @@ def run(scene_class, **attributes):
     return scene
 
 
+def test_chapter_2_shows_the_real_parameter_counts_and_the_machine_limit(scene_trace, default_trace):
+    shown = run(ScaleProblem).numbers_on_screen
+    counts = {row["length"]: row["fully_connected"] for row in default_trace["scale"]}
+    for length in (1, 2, 4, 8):
+        assert shown[f"fully connected {length}"] == counts[length]
+    assert shown["attention"] == default_trace["scale"][0]["attention"]
+    assert shown["parameters that fit"] == default_trace["hardware"]["parameters_that_fit"]
+    assert max(counts.values()) > shown["parameters that fit"] > shown["attention"]
+
+
 def test_chapter_4_shows_the_real_q_k_score_weight_and_prediction(scene_trace, default_trace):
     scene = run(AttentionNodes)
     attention = default_trace["attention"]
@@ -102,7 +113,7 @@ def test_both_chapters_construct_for_another_corpus_sentence(other_sentence):
     assert scene.numbers_on_screen[f"weight {query}"] == other_sentence["attention"]["weights"][query][query]
 
 
-@pytest.mark.parametrize("chapter", [AttentionNodes, MultiCopyInference])
+@pytest.mark.parametrize("chapter", [ScaleProblem, AttentionNodes, MultiCopyInference])
 def test_a_full_run_narrates_as_many_lines_as_the_progress_total_says(scene_trace, chapter):
     assert run(chapter).narrated == chapter.narration_lines
 

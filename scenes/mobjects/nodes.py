@@ -26,8 +26,9 @@ def label(text: str, size: float = 22, role: str = "text") -> Text:
     return Text(text, font=font_for(text), font_size=size, color=role_colour(role))
 
 
-def number(value: float, digits: int = 2, size: float = 18, role: str = "text") -> Text:
-    return label(f"{value:.{digits}f}", size=size, role=role)
+def number(value: float, digits: int = 2, size: float = 18, role: str = "text", grouped: bool = False) -> Text:
+    """A number as text; ``grouped`` separates thousands (1,073,741,824)."""
+    return label(f"{value:{',' if grouped else ''}.{digits}f}", size=size, role=role)
 
 
 class NodeLayer(VGroup):
@@ -70,11 +71,6 @@ class NodeLayer(VGroup):
     def create(self) -> AnimationGroup:
         return AnimationGroup(LaggedStart(*(FadeIn(n, scale=0.5) for n in self.nodes), lag_ratio=0.08),
                               FadeIn(self.value_labels))
-
-    def light_up(self, run_time: float = 1.0) -> AnimationGroup:
-        """Nodes flash in their role colour, as when values arrive."""
-        return LaggedStart(*(n.animate(rate_func=lambda t: 1 - abs(2 * t - 1)).set_stroke(width=6)
-                             for n in self.nodes), lag_ratio=0.1, run_time=run_time)
 
 
 class Connections(VGroup):
