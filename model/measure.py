@@ -168,18 +168,19 @@ def head_behaviour(model, vocab: Vocab, corpus: Corpus) -> list[dict]:
     """What each head of a multi-head model looks at, measured over corpus sentences.
 
     Three shares of a head's weight, averaged over up to 500 sentences of four or more words:
-    ``subject`` — from the word before the last (whose prediction is the last word) onto the first
-    word, where the story's subject stands; ``previous`` — from every word from the third on onto
-    the word before it; ``itself`` — from those words onto themselves. A head is labelled by its
-    largest share.
+    ``subject`` — from the word before the last (whose prediction is the last word) onto the
+    subject (the story's subject noun; in another corpus, the first word); ``previous`` — from every
+    word from the third on onto the word before it; ``itself`` — from those words onto themselves.
+    A head is labelled by its largest share.
     """
+    subject = len(STORIES[corpus.lang].subjects[0]) - 1 if is_story_corpus(corpus, vocab) else 0
     sentences = [s for s in corpus.sentences if len(s) >= 4][:500]
     shares = torch.zeros(model.config.heads, 3)
     for sentence in sentences:
         weights = model.inspect(torch.tensor([vocab.encode(list(sentence))]))["weights"][0]  # (H, T, T)
         T = weights.shape[-1]
         rows = torch.arange(2, T)
-        shares[:, 0] += weights[:, T - 2, 0]
+        shares[:, 0] += weights[:, T - 2, subject]
         shares[:, 1] += weights[:, rows, rows - 1].mean(dim=1)
         shares[:, 2] += weights[:, rows, rows].mean(dim=1)
     shares /= len(sentences)

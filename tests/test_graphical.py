@@ -1,4 +1,4 @@
-"""Key frames of chapters 2, 4 and 5 against committed control frames (tests/control_data).
+"""Key frames of chapters 1, 2, 4 and 5 against committed control frames (tests/control_data).
 
 Regenerate after a deliberate visual change: ./render.sh test tests/test_graphical.py --set_test
 """
@@ -8,6 +8,7 @@ from manim import MovingCamera
 from manim.renderer.cairo_renderer import CairoRenderer
 from manim.utils.testing.frames_comparison import frames_comparison
 
+from scenes.ch01_network_basics import NetworkBasics
 from scenes.ch02_scale_problem import ScaleProblem
 from scenes.ch04_attention_nodes import AttentionNodes
 from scenes.ch05_multi_copy import MultiCopyInference
@@ -64,3 +65,14 @@ def test_ch02_the_square_of_connections_for_eight_words(scene):
 @frames_comparison(base_scene=ScaleProblem, renderer_class=MovingCameraRenderer)
 def test_ch02_growth_past_the_memory_and_the_flat_attention_line(scene):
     ScaleProblem.construct(scene)
+
+
+@frames_comparison(base_scene=NetworkBasics, renderer_class=MovingCameraRenderer)
+def test_ch01_word_to_number_to_input_layer(scene):
+    scene.show_word_as_number()
+    scene.look_up_inputs()
+
+
+@frames_comparison(base_scene=NetworkBasics, renderer_class=MovingCameraRenderer)
+def test_ch01_probabilities_back_to_a_word(scene):
+    NetworkBasics.construct(scene)

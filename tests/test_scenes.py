@@ -5,6 +5,7 @@ import math
 import pytest
 from manim import RIGHT, tempconfig
 
+from scenes.ch01_network_basics import NetworkBasics
 from scenes.ch02_scale_problem import ScaleProblem
 from scenes.ch04_attention_nodes import AttentionNodes
 from scenes.ch05_multi_copy import MultiCopyInference
@@ -62,6 +63,15 @@ def run(scene_class, **attributes):
     return scene
 
 
+def test_chapter_1_shows_the_real_token_id_inputs_and_probabilities(scene_trace, default_trace):
+    shown = run(NetworkBasics).numbers_on_screen
+    attention, word = default_trace["attention"], 2  # 抓, the word before the last
+    assert shown["token id"] == attention["token_ids"][word]
+    assert [shown[f"input {i}"] for i in range(8)] == attention["inputs"][word]
+    assert [shown[f"p {r}"] for r in range(5)] == [p for _, p in attention["predictions"][word]]
+    assert attention["predictions"][word][0][0] == "老鼠"
+
+
 def test_chapter_2_shows_the_real_parameter_counts_and_the_machine_limit(scene_trace, default_trace):
     shown = run(ScaleProblem).numbers_on_screen
     counts = {row["length"]: row["fully_connected"] for row in default_trace["scale"]}
@@ -113,7 +123,7 @@ def test_both_chapters_construct_for_another_corpus_sentence(other_sentence):
     assert scene.numbers_on_screen[f"weight {query}"] == other_sentence["attention"]["weights"][query][query]
 
 
-@pytest.mark.parametrize("chapter", [ScaleProblem, AttentionNodes, MultiCopyInference])
+@pytest.mark.parametrize("chapter", [NetworkBasics, ScaleProblem, AttentionNodes, MultiCopyInference])
 def test_a_full_run_narrates_as_many_lines_as_the_progress_total_says(scene_trace, chapter):
     assert run(chapter).narrated == chapter.narration_lines
 
