@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, PI, RIGHT, UP, Arrow, FadeIn, Indicate, SurroundingRectangle, VGroup, Write
+from manim import DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, Indicate, SurroundingRectangle, VGroup, Write
 
 from scenes.base import ExplainerScene
-from scenes.mobjects import Connections, NodeLayer, bar, label
+from scenes.mobjects import Connections, NodeLayer, label, prediction_rows
 from scenes.theme import role_colour
 
 TOP = 5  # predictions drawn as bars
@@ -65,12 +65,8 @@ class NetworkBasics(ExplainerScene):
 
     def show_output(self):
         top = self.data("predictions")[:TOP]
-        self.bars = VGroup()
-        for rank, (word, p) in enumerate(top):
-            length = bar(p, 2.4, width=0.3, role="output").rotate(-PI / 2)
-            length.move_to([3.2, 1.6 - 0.75 * rank, 0], aligned_edge=LEFT)
-            self.bars.add(VGroup(label(word, 22).next_to(length, LEFT, buff=0.2), length,
-                                 self.shown(f"p {rank}", p, 3).next_to(length, RIGHT, buff=0.15)))
+        numbers = [self.shown(f"p {rank}", p, 3) for rank, (_, p) in enumerate(top)]
+        self.bars = prediction_rows(top, numbers, [3.2, 1.6, 0], bar_length=2.4, spacing=0.75)
         title = self.word("output", 16, "output").next_to(self.bars, UP, buff=0.3).align_to(self.bars, LEFT)
         edges = VGroup(*(Arrow(self.hidden.get_right(), row[0].get_left(), buff=0.15, stroke_width=2,
                                color=role_colour("muted"), max_tip_length_to_length_ratio=0.05)

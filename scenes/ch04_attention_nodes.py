@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, PI, RIGHT, UP, FadeIn, FadeOut, Indicate, VGroup, Write
+from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Indicate, VGroup, Write
 
 from scenes.base import ExplainerScene
-from scenes.mobjects import Connections, NodeLayer, bar, label, multiply_pairs, scale_group
+from scenes.mobjects import Connections, NodeLayer, label, multiply_pairs, prediction_rows, scale_group
 
 ROW = dict(radius=0.2, spacing=0.55, direction=RIGHT, show_values=True, value_size=13)
 
@@ -111,12 +111,7 @@ class AttentionNodes(ExplainerScene):
 
     def prediction_bars(self, top, hidden) -> VGroup:
         """The top predictions as bars: word, bar as long as its probability, the probability."""
-        start = hidden.get_right()[0] + 1.5
-        rows = VGroup()
-        for rank, (word, p) in enumerate(top):
-            length = bar(p, 2.0, width=0.28, role="output").rotate(-PI / 2)
-            length.move_to([start, 0.7 - 0.7 * rank, 0], aligned_edge=LEFT)
-            rows.add(VGroup(label(word, 22).next_to(length, LEFT, buff=0.2), length,
-                            self.shown(f"p {rank}", p).next_to(length, RIGHT, buff=0.15)))
+        numbers = [self.shown(f"p {rank}", p) for rank, (_, p) in enumerate(top)]
+        rows = prediction_rows(top, numbers, [hidden.get_right()[0] + 1.5, 0.7, 0])
         title = self.word("prediction", 18, "output").next_to(rows, UP, buff=0.3).align_to(rows, LEFT)
         return VGroup(title, rows)

@@ -1,7 +1,7 @@
 """Reusable node-graph mobjects (data first; animations returned, never played)."""
 
 from scenes.mobjects.network import NetworkCopy, add_groups, legend, multiply_pairs, scale_group
-from scenes.mobjects.nodes import Connections, NodeLayer, TokenRow, bar, label, number
+from scenes.mobjects.nodes import Connections, NodeLayer, TokenRow, bar, label, number, prediction_rows
 
 __all__ = ["Connections", "NetworkCopy", "NodeLayer", "TokenRow", "add_groups", "bar", "label", "legend",
-           "multiply_pairs", "number", "scale_group"]
+           "multiply_pairs", "number", "prediction_rows", "scale_group"]

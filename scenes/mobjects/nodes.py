@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from manim import (DOWN, RIGHT, AnimationGroup, Circle, Create, FadeIn, LaggedStart, Line, Rectangle,
+from manim import (DOWN, LEFT, PI, RIGHT, AnimationGroup, Circle, Create, FadeIn, LaggedStart, Line, Rectangle,
                    ShowPassingFlash, Text, VGroup)
 
 from scenes.theme import font_for, role_colour, value_colour
@@ -127,3 +127,15 @@ def bar(value: float, height: float, width: float = 0.3, role: str = "highlight"
     return Rectangle(width=width, height=max(1e-3, value * height), stroke_width=0,
                      fill_color=role_colour(role), fill_opacity=0.85)
 
+
+def prediction_rows(top: Sequence[tuple[str, float]], numbers: Sequence[Text], top_left,
+                    bar_length: float = 2.0, spacing: float = 0.7) -> VGroup:
+    """The top predictions, a row each: the word, a bar as long as its probability (bars start at
+    ``top_left``), then the probability's text (``numbers``, made by the caller, which records it)."""
+    rows = VGroup()
+    for rank, ((word, p), text) in enumerate(zip(top, numbers)):
+        length = bar(p, bar_length, width=0.28, role="output").rotate(-PI / 2)
+        length.move_to(np.array(top_left, dtype=float) + DOWN * spacing * rank, aligned_edge=LEFT)
+        rows.add(VGroup(label(word, 22).next_to(length, LEFT, buff=0.2), length,
+                        text.next_to(length, RIGHT, buff=0.15)))
+    return rows
