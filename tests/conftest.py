@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
+
+PROJECT = Path(__file__).resolve().parents[1]
 
 from model.corpus import STORIES
 
@@ -59,3 +65,15 @@ def scene_trace(trace_file, monkeypatch):
     monkeypatch.setenv("ATTENTION_TRACE", str(trace_file))
     monkeypatch.setenv("ATTENTION_LANG", "zh")
     return trace_file
+
+
+def command_env(folder: Path) -> dict:
+    """A bare environment for running the project's commands as a user would, caches in ``folder``."""
+    return {"PYTHONPATH": str(PROJECT), "PATH": "/usr/bin:/bin", "HOME": str(folder),
+            "ATTENTION_EXPLAINER_CACHE": str(folder / "cache")}
+
+
+def run_module(module: str, *args, cwd: Path) -> subprocess.CompletedProcess:
+    """``python -m module args`` in ``cwd``; its exit code, stdout and stderr."""
+    return subprocess.run([sys.executable, "-m", module, *args], cwd=cwd, capture_output=True, text=True,
+                          env=command_env(cwd))

@@ -11,15 +11,12 @@ from pathlib import Path
 import av
 import pytest
 
+from conftest import command_env, run_module
 from scenes import subtitles
-
-PROJECT = Path(__file__).resolve().parents[1]
 
 
 def render(*args, cwd: Path):
-    return subprocess.run([sys.executable, "-m", "scenes.render", *args], cwd=cwd, capture_output=True, text=True,
-                          env={"PYTHONPATH": str(PROJECT), "PATH": "/usr/bin:/bin",
-                               "ATTENTION_EXPLAINER_CACHE": str(cwd / "cache"), "HOME": str(cwd)})
+    return run_module("scenes.render", *args, cwd=cwd)
 
 
 @pytest.fixture(scope="module")
@@ -106,10 +103,8 @@ def test_list_names_the_chapters(tmp_path):
 def test_a_render_killed_midway_publishes_nothing_and_the_next_one_succeeds(tmp_path, how):
     out = tmp_path / "out"
     command = [sys.executable, "-m", "scenes.render", "--chapters", "4", "--out", str(out)]
-    env = {"PYTHONPATH": str(PROJECT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
-           "ATTENTION_EXPLAINER_CACHE": str(tmp_path / "cache")}
-    render_process = subprocess.Popen(command, cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True,
-                                      start_new_session=True)
+    render_process = subprocess.Popen(command, cwd=tmp_path, env=command_env(tmp_path), stderr=subprocess.PIPE,
+                                      text=True, start_new_session=True)
     for line in render_process.stderr:
         if "rendering" in line:
             break

@@ -1,10 +1,9 @@
 """The Trace: fields, validation, hash, and the `trace` command."""
 
 import json
-import subprocess
-import sys
 
 import pytest
+from conftest import run_module
 
 from model.trace import build_trace
 from model.trace_schema import TraceError, content_hash, load_trace, save_trace, validate
@@ -83,9 +82,7 @@ def test_the_content_hash_covers_every_field(default_trace):
 
 
 def render(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "model.cli", *args], cwd=cwd, capture_output=True, text=True,
-                          env={"PYTHONPATH": str(__import__("pathlib").Path(__file__).parents[1]),
-                               "PATH": "/usr/bin:/bin", "ATTENTION_EXPLAINER_CACHE": str(cwd / "cache")})
+    return run_module("model.cli", *args, cwd=cwd)
 
 
 def test_the_trace_command_writes_where_it_says(tmp_path):
