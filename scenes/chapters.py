@@ -22,6 +22,7 @@ class Chapter:
 CHAPTERS = (
     Chapter(1, "01-network-basics", "ch01_network_basics", "NetworkBasics", "ch01.title"),
     Chapter(2, "02-scale-problem", "ch02_scale_problem", "ScaleProblem", "ch02.title"),
+    Chapter(3, "03-rnn-dilution", "ch03_rnn_dilution", "RNNDilution", "ch03.title"),
     Chapter(4, "04-attention-nodes", "ch04_attention_nodes", "AttentionNodes", "ch04.title"),
     Chapter(5, "05-multi-copy-inference", "ch05_multi_copy", "MultiCopyInference", "ch05.title"),
 )

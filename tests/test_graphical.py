@@ -1,4 +1,4 @@
-"""Key frames of chapters 1, 2, 4 and 5 against committed control frames (tests/control_data).
+"""Key frames of chapters 1–5 against committed control frames (tests/control_data).
 
 Regenerate after a deliberate visual change: ./render.sh test tests/test_graphical.py --set_test
 """
@@ -10,6 +10,7 @@ from manim.utils.testing.frames_comparison import frames_comparison
 
 from scenes.ch01_network_basics import NetworkBasics
 from scenes.ch02_scale_problem import ScaleProblem
+from scenes.ch03_rnn_dilution import RNNDilution
 from scenes.ch04_attention_nodes import AttentionNodes
 from scenes.ch05_multi_copy import MultiCopyInference
 
@@ -76,3 +77,15 @@ def test_ch01_word_to_number_to_input_layer(scene):
 @frames_comparison(base_scene=NetworkBasics, renderer_class=MovingCameraRenderer)
 def test_ch01_probabilities_back_to_a_word(scene):
     NetworkBasics.construct(scene)
+
+
+@frames_comparison(base_scene=RNNDilution, renderer_class=MovingCameraRenderer)
+def test_ch03_the_first_words_share_shrinking(scene):
+    scene.show_one_word_in()
+    scene.feed_back_the_state()
+    scene.shrink_the_first_word()
+
+
+@frames_comparison(base_scene=RNNDilution, renderer_class=MovingCameraRenderer)
+def test_ch03_accuracy_against_distance(scene):
+    RNNDilution.construct(scene)

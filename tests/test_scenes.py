@@ -7,6 +7,7 @@ from manim import RIGHT, tempconfig
 
 from scenes.ch01_network_basics import NetworkBasics
 from scenes.ch02_scale_problem import ScaleProblem
+from scenes.ch03_rnn_dilution import RNNDilution
 from scenes.ch04_attention_nodes import AttentionNodes
 from scenes.ch05_multi_copy import MultiCopyInference
 from scenes.mobjects import Connections, NetworkCopy, NodeLayer, TokenRow
@@ -82,6 +83,16 @@ def test_chapter_2_shows_the_real_parameter_counts_and_the_machine_limit(scene_t
     assert max(counts.values()) > shown["parameters that fit"] > shown["attention"]
 
 
+def test_chapter_3_shows_the_real_shares_and_accuracies(scene_trace, default_trace):
+    shown = run(RNNDilution).numbers_on_screen
+    influence, rows = default_trace["rnn"]["influence"], default_trace["accuracy_by_distance"]
+    assert [shown[f"first word share {t}"] for t in range(4)] == [row[0] for row in influence]
+    assert shown["hidden nodes"] == default_trace["rnn"]["config"]["d_hidden"]
+    assert shown["rnn at 0"] == rows[0]["rnn"] and shown["rnn at 10"] == rows[10]["rnn"]
+    assert shown["transformer at 10"] == rows[10]["transformer"]
+    assert shown["first word share 3"] < shown["first word share 1"]
+
+
 def test_chapter_4_shows_the_real_q_k_score_weight_and_prediction(scene_trace, default_trace):
     scene = run(AttentionNodes)
     attention = default_trace["attention"]
@@ -123,7 +134,7 @@ def test_both_chapters_construct_for_another_corpus_sentence(other_sentence):
     assert scene.numbers_on_screen[f"weight {query}"] == other_sentence["attention"]["weights"][query][query]
 
 
-@pytest.mark.parametrize("chapter", [NetworkBasics, ScaleProblem, AttentionNodes, MultiCopyInference])
+@pytest.mark.parametrize("chapter", [NetworkBasics, ScaleProblem, RNNDilution, AttentionNodes, MultiCopyInference])
 def test_a_full_run_narrates_as_many_lines_as_the_progress_total_says(scene_trace, chapter):
     assert run(chapter).narrated == chapter.narration_lines
 

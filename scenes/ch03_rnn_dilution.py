@@ -1,0 +1,126 @@
+"""Chapter 3 — RNN information dilution (seed 1.3): one word at a time, the hidden state fed back;
+each earlier word's share of the fixed-size state shrinks; accuracy against distance."""
+
+from __future__ import annotations
+
+from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, CurvedArrow, Dot, FadeIn, FadeOut, Indicate, Line, Rectangle,
+                   Transform, VGroup, VMobject)
+
+from scenes.base import ExplainerScene
+from scenes.mobjects import NodeLayer, label
+from scenes.theme import role_colour
+
+BAR = {"left": -1.6, "step": 0.95, "bottom": -2.6, "height": 4.6, "width": 0.5}
+CHART = {"left": -4.8, "right": 3.8, "bottom": -2.6, "top": 2.2}
+
+
+class RNNDilution(ExplainerScene):
+    title_key = "ch03.title"
+    narration_lines = 6
+
+    def construct(self):
+        self.show_one_word_in()
+        self.feed_back_the_state()
+        self.shrink_the_first_word()
+        self.compare_accuracy()
+
+    def state(self, t: int) -> NodeLayer:
+        return NodeLayer(self.trace["rnn"]["hidden"][t], "value", radius=0.11, spacing=0.29,
+                         direction=DOWN).move_to([-4.3, -0.2, 0])
+
+    def show_one_word_in(self):
+        self.title = self.show_title()
+        self.word_in = label(self.trace["tokens"][0], 32).move_to([-6.3, -0.2, 0])
+        self.hidden = self.state(0)
+        self.feed = Arrow(self.word_in.get_right(), self.hidden.get_left(), buff=0.15, color=role_colour("input"))
+        title = self.word("state", 16, "value").next_to(self.hidden, UP, buff=0.15)
+        with self.narration("ch03.one"):
+            self.play(FadeIn(self.word_in), Create(self.feed), self.hidden.create(), FadeIn(title))
+
+    def feed_back_the_state(self):
+        loop = CurvedArrow(self.hidden.get_bottom() + RIGHT * 0.3, self.hidden.get_top() + RIGHT * 0.3,
+                           angle=2.2, color=role_colour("value"))
+        nodes = self.trace["rnn"]["config"]["d_hidden"]
+        self.numbers_on_screen["hidden nodes"] = nodes
+        with self.narration("ch03.loop"):
+            self.play(Create(loop), run_time=1.5)
+            self.step_to(1)
+        with self.narration("ch03.fixed", nodes=nodes):
+            self.play(FadeIn(self.shown("hidden nodes", nodes, 0, 24, "value").next_to(self.hidden, DOWN, buff=0.2)))
+
+    def step_to(self, t: int):
+        """The next word goes in with the fed-back state; the state's nodes take their new values."""
+        self.play(Transform(self.word_in, label(self.trace["tokens"][t], 32).move_to(self.word_in)),
+                  Transform(self.hidden, self.state(t)), run_time=1.0)
+
+    def share_bar(self, t: int) -> VGroup:
+        """Step t's state as a bar split by word: the first word's share highlighted."""
+        shares = self.trace["rnn"]["influence"][t][: t + 1]
+        x = BAR["left"] + BAR["step"] * t
+        pieces, bottom = VGroup(), BAR["bottom"]
+        for i, share in enumerate(shares):
+            height = max(share * BAR["height"], 1e-3)
+            colour = role_colour("highlight") if i == 0 else role_colour("muted")
+            piece = Rectangle(width=BAR["width"], height=height, stroke_width=1, stroke_color=role_colour("background"),
+                              fill_color=colour, fill_opacity=0.9 if i == 0 else 0.35 + 0.1 * (i % 3))
+            pieces.add(piece.move_to([x, bottom + height / 2, 0]))
+            bottom += height
+        share = self.shown(f"first word share {t}", shares[0], 2, 16, "highlight")
+        word = label(self.trace["tokens"][t], 18).next_to(pieces, DOWN, buff=0.15)
+        return VGroup(pieces, share.next_to(pieces, UP, buff=0.1), word)
+
+    def shrink_the_first_word(self):
+        influence = self.trace["rnn"]["influence"]
+        count = min(len(influence), 8)
+        self.bars = VGroup(self.share_bar(0))
+        with self.narration("ch03.shares", first=self.trace["tokens"][0], start=f"{influence[0][0]:.2f}",
+                            end=f"{influence[count - 1][0]:.2f}"):
+            self.play(FadeIn(self.bars[0]))
+            for t in range(1, count):
+                if t > 1:
+                    self.step_to(t)
+                self.bars.add(self.share_bar(t))
+                self.play(FadeIn(self.bars[t], shift=0.2 * UP), run_time=0.8)
+
+    def chart_point(self, distance: int, accuracy: float):
+        rows = self.trace["accuracy_by_distance"]
+        x = distance / rows[-1]["distance"]
+        return [CHART["left"] + x * (CHART["right"] - CHART["left"]),
+                CHART["bottom"] + accuracy * (CHART["top"] - CHART["bottom"]), 0]
+
+    def curve(self, model: str, role: str) -> VGroup:
+        rows = self.trace["accuracy_by_distance"]
+        dots = VGroup(*(Dot(self.chart_point(r["distance"], r[model]), radius=0.05, color=role_colour(role))
+                        for r in rows))
+        line = VMobject(stroke_color=role_colour(role), stroke_width=3).set_points_as_corners(
+            [d.get_center() for d in dots])
+        end = self.shown(f"{model} at {rows[-1]['distance']}", rows[-1][model], 2, 18, role)
+        name = label("Transformer" if model == "transformer" else "RNN", 18, role)
+        tag = VGroup(name, end).arrange(RIGHT, buff=0.12).next_to(dots[-1], RIGHT, buff=0.15)
+        return VGroup(line, dots, tag)
+
+    def chart_axes(self) -> VGroup:
+        corner = [CHART["left"], CHART["bottom"], 0]
+        axes = VGroup(Line(corner, [CHART["right"], CHART["bottom"], 0]), Line(corner, [CHART["left"], CHART["top"], 0]))
+        axes.set_stroke(role_colour("muted"), 2)
+        ticks = VGroup(*(label(str(d), 14, "muted").next_to(self.chart_point(d, 0), DOWN, buff=0.1)
+                         for d in range(0, self.trace["accuracy_by_distance"][-1]["distance"] + 1, 2)),
+                       *(label(f"{a:.1f}", 14, "muted").next_to(self.chart_point(0, a), LEFT, buff=0.1)
+                         for a in (0.0, 0.5, 1.0)))
+        titles = VGroup(self.word("distance", 16, "muted").next_to(axes[0], DOWN, buff=0.45),
+                        self.word("accuracy", 16, "muted").next_to(axes[1], UP, buff=0.15))
+        return VGroup(axes, ticks, titles)
+
+    def compare_accuracy(self):
+        rows = self.trace["accuracy_by_distance"]
+        if not rows:
+            return  # a corpus without the story has no such measurement
+        self.play(*(FadeOut(m) for m in self.mobjects if m is not self.title))
+        rnn, transformer = self.curve("rnn", "key"), self.curve("transformer", "query")
+        self.numbers_on_screen["rnn at 0"] = rows[0]["rnn"]
+        with self.narration("ch03.accuracy", near=f"{rows[0]['rnn']:.2f}", far=f"{rows[-1]['rnn']:.2f}",
+                            flat=f"{rows[-1]['transformer']:.2f}"):
+            self.play(FadeIn(self.chart_axes()))
+            self.play(Create(transformer[0]), FadeIn(transformer[1:]), Create(rnn[0]), FadeIn(rnn[1:]), run_time=2.5)
+        with self.narration("ch03.next"):
+            self.play(Indicate(rnn[2]), Indicate(transformer[2]))
