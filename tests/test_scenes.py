@@ -127,11 +127,14 @@ def other_sentence(tmp_path, monkeypatch):
     return trace
 
 
-def test_both_chapters_construct_for_another_corpus_sentence(other_sentence):
-    assert run(AttentionNodes).numbers_on_screen["score"] == other_sentence["attention"]["scores"][0][0]
-    scene = run(MultiCopyInference)
-    query = len(other_sentence["tokens"]) - 2
-    assert scene.numbers_on_screen[f"weight {query}"] == other_sentence["attention"]["weights"][query][query]
+def test_every_chapter_constructs_for_another_corpus_sentence(other_sentence):
+    attention, query = other_sentence["attention"], len(other_sentence["tokens"]) - 2
+    assert run(NetworkBasics).numbers_on_screen["token id"] == attention["token_ids"][query]
+    assert run(ScaleProblem).numbers_on_screen["attention"] == other_sentence["scale"][0]["attention"]
+    last = len(other_sentence["tokens"]) - 1
+    assert run(RNNDilution).numbers_on_screen[f"first word share {last}"] == other_sentence["rnn"]["influence"][last][0]
+    assert run(AttentionNodes).numbers_on_screen["score"] == attention["scores"][0][0]
+    assert run(MultiCopyInference).numbers_on_screen[f"weight {query}"] == attention["weights"][query][query]
 
 
 @pytest.mark.parametrize("chapter", [NetworkBasics, ScaleProblem, RNNDilution, AttentionNodes, MultiCopyInference])
