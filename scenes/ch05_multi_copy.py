@@ -6,11 +6,12 @@ from __future__ import annotations
 from manim import RIGHT, UP, UR, Arrow, FadeIn, FadeOut, Indicate, Line, ReplacementTransform, VGroup, Write
 
 from scenes.base import ExplainerScene
+from scenes.chapters import BY_NUMBER
 from scenes.mobjects import NetworkCopy, NodeLayer, add_groups, bar, label, legend, scale_group
 from scenes.theme import role_colour
 
 COPIES_WIDTH = 12.6  # horizontal room for all copies
-MAX_COPIES = 8
+MAX_COPIES = BY_NUMBER[5].max_words - 1  # copies up to the word before the last
 BAR_HEIGHT = 1.1
 
 

@@ -13,6 +13,7 @@ class Chapter:
     module: str  # file under scenes/
     scene: str  # Manim Scene class
     title_key: str  # key of its title in scenes/strings.py
+    max_words: int | None = None  # longest sentence the chapter can lay out, if it has a limit
 
     @property
     def path(self) -> Path:
@@ -24,6 +25,16 @@ CHAPTERS = (
     Chapter(2, "02-scale-problem", "ch02_scale_problem", "ScaleProblem", "ch02.title"),
     Chapter(3, "03-rnn-dilution", "ch03_rnn_dilution", "RNNDilution", "ch03.title"),
     Chapter(4, "04-attention-nodes", "ch04_attention_nodes", "AttentionNodes", "ch04.title"),
-    Chapter(5, "05-multi-copy-inference", "ch05_multi_copy", "MultiCopyInference", "ch05.title"),
+    # One network copy per word up to the word before the last, at most 8 side by side.
+    Chapter(5, "05-multi-copy-inference", "ch05_multi_copy", "MultiCopyInference", "ch05.title", max_words=9),
 )
 BY_NUMBER = {chapter.number: chapter for chapter in CHAPTERS}
+
+
+def too_long_for(chapters, tokens: list[str]) -> str | None:
+    """Why the sentence cannot be drawn by one of the chapters, or None."""
+    for chapter in chapters:
+        if chapter.max_words is not None and len(tokens) > chapter.max_words:
+            return (f"chapter {chapter.number} lays out at most {chapter.max_words} words and the sentence has "
+                    f"{len(tokens)}: shorten it, or leave the chapter out with --chapters")
+    return None

@@ -30,7 +30,7 @@ from model.cli import USAGE_ERROR, Parser, UsageError
 from model.corpus import LANGUAGES, STORIES
 from model.files import sentence_folder
 from scenes import subtitles
-from scenes.chapters import BY_NUMBER, CHAPTERS, Chapter
+from scenes.chapters import BY_NUMBER, CHAPTERS, Chapter, too_long_for
 from scenes.source import PROJECT
 from scenes.strings import text
 
@@ -336,6 +336,9 @@ def run(request: Request) -> Path:
         work = Path(tmp)
         say(f"building the trace for {request.sentence!r}")
         trace = build_trace(request, work)  # a refused sentence stops here, before anything is written
+        problem = too_long_for(request.chapters, trace["tokens"])
+        if problem:
+            raise UsageError(problem)
         with output_lock(request.out):
             sweep_leftovers(request.out)
             staging = tempfile.mkdtemp(prefix=".staging-", dir=request.out)
