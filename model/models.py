@@ -180,19 +180,21 @@ def exact_match(model: Translator, source: Vocab, target: Vocab, pairs) -> float
     """Share of (zh, en) pairs translated exactly, all decoded at once (padding is never attended)."""
     ids = train.padded([source.encode(list(zh)) for zh, _ in pairs], max(len(zh) for zh, _ in pairs), 0)
     produced = model.translate(ids, target.ids[START], target.ids[END])["target"]
-    correct = 0
-    for row, (_, en) in zip(produced.tolist(), pairs):
-        words = target.decode(row)
-        correct += words[: words.index(END) if END in words else len(words)] == list(en)
+    correct = sum(until_end(target.decode(row)) == list(en) for row, (_, en) in zip(produced.tolist(), pairs))
     return correct / len(pairs)
+
+
+def until_end(words: list[str]) -> list[str]:
+    """The words a translation produced before its END (all of them if it never ended)."""
+    return words[: words.index(END)] if END in words else words
 
 
 def translate_words(model: Translator, source: Vocab, target: Vocab, words: list[str]) -> dict:
     """Translate one sentence; the produced words (without END) and the attention weights."""
     result = model.translate(torch.tensor([source.encode(words)]), target.ids[START], target.ids[END])
-    produced = target.decode(result["target"][0].tolist())
-    length = produced.index(END) if END in produced else len(produced)
-    return {"target": produced[:length], "encoder_weights": result["encoder_weights"][0],
+    produced = until_end(target.decode(result["target"][0].tolist()))
+    length = len(produced)
+    return {"target": produced, "encoder_weights": result["encoder_weights"][0],
             "decoder_weights": result["decoder_weights"][0, :length, :length],
             "cross_weights": result["cross_weights"][0, :length]}
 
