@@ -9,7 +9,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, Create, DashedLine, Dot, FadeIn, Flash
                    Transform, VGroup, VMobject, Write)
 
 from scenes.base import ExplainerScene
-from scenes.mobjects import label
+from scenes.mobjects import chart_axes, label
 from scenes.theme import role_colour
 
 GROWING = (1, 2, 4, 8)  # input lengths drawn as a square of connections
@@ -83,17 +83,10 @@ class ScaleProblem(ExplainerScene):
                 CHART["bottom"] + y * (CHART["top"] - CHART["bottom"]), 0]
 
     def axes(self) -> VGroup:
-        corner = [CHART["left"], CHART["bottom"], 0]
-        lines = VGroup(Line(corner, [CHART["right"], CHART["bottom"], 0]), Line(corner, [CHART["left"], CHART["top"], 0]))
-        lines.set_stroke(role_colour("muted"), 2)
-        ticks = VGroup()
-        for decade in DECADES[::3]:
-            ticks.add(label(power_of_ten(decade), 14, "muted").next_to(self.position(1, 10**decade), LEFT, buff=0.1))
-        for length in (1, 16, 256, 4096):
-            ticks.add(label(str(length), 14, "muted").next_to(self.position(length, 10 ** DECADES[0]), DOWN, buff=0.1))
-        titles = VGroup(label(self.say("input_length"), 16, "muted").next_to(lines[0], DOWN, buff=0.45),
-                        label(self.say("parameters"), 16, "muted").next_to(lines[1], UP, buff=0.1))
-        return VGroup(lines, ticks, titles)
+        bottom = 10 ** DECADES[0]
+        return chart_axes(CHART, [(str(n), self.position(n, bottom)) for n in (1, 16, 256, 4096)],
+                          [(power_of_ten(d), self.position(1, 10**d)) for d in DECADES[::3]],
+                          self.say("input_length"), self.say("parameters"))
 
     def plot_growth(self):
         rows = self.trace["scale"]

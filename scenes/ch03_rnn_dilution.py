@@ -3,11 +3,11 @@ each earlier word's share of the fixed-size state shrinks; accuracy against dist
 
 from __future__ import annotations
 
-from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, CurvedArrow, Dot, FadeIn, FadeOut, Indicate, Line, Rectangle,
+from manim import (DOWN, RIGHT, UP, Arrow, Create, CurvedArrow, Dot, FadeIn, FadeOut, Indicate, Rectangle,
                    Transform, VGroup, VMobject)
 
 from scenes.base import ExplainerScene
-from scenes.mobjects import NodeLayer, label
+from scenes.mobjects import NodeLayer, chart_axes, label
 from scenes.theme import role_colour
 
 BAR = {"left": -1.6, "step": 0.95, "bottom": -2.6, "height": 4.6, "width": 0.5}
@@ -99,17 +99,11 @@ class RNNDilution(ExplainerScene):
         tag = VGroup(name, end).arrange(RIGHT, buff=0.12).next_to(dots[-1], RIGHT, buff=0.15)
         return VGroup(line, dots, tag)
 
-    def chart_axes(self) -> VGroup:
-        corner = [CHART["left"], CHART["bottom"], 0]
-        axes = VGroup(Line(corner, [CHART["right"], CHART["bottom"], 0]), Line(corner, [CHART["left"], CHART["top"], 0]))
-        axes.set_stroke(role_colour("muted"), 2)
-        ticks = VGroup(*(label(str(d), 14, "muted").next_to(self.chart_point(d, 0), DOWN, buff=0.1)
-                         for d in range(0, self.trace["accuracy_by_distance"][-1]["distance"] + 1, 2)),
-                       *(label(f"{a:.1f}", 14, "muted").next_to(self.chart_point(0, a), LEFT, buff=0.1)
-                         for a in (0.0, 0.5, 1.0)))
-        titles = VGroup(self.word("distance", 16, "muted").next_to(axes[0], DOWN, buff=0.45),
-                        self.word("accuracy", 16, "muted").next_to(axes[1], UP, buff=0.15))
-        return VGroup(axes, ticks, titles)
+    def axes(self) -> VGroup:
+        last = self.trace["accuracy_by_distance"][-1]["distance"]
+        return chart_axes(CHART, [(str(d), self.chart_point(d, 0)) for d in range(0, last + 1, 2)],
+                          [(f"{a:.1f}", self.chart_point(0, a)) for a in (0.0, 0.5, 1.0)],
+                          self.say("distance"), self.say("accuracy"), y_title_buff=0.15)
 
     def compare_accuracy(self):
         rows = self.trace["accuracy_by_distance"]
@@ -120,7 +114,7 @@ class RNNDilution(ExplainerScene):
         self.numbers_on_screen["rnn at 0"] = rows[0]["rnn"]
         with self.narration("ch03.accuracy", near=f"{rows[0]['rnn']:.2f}", far=f"{rows[-1]['rnn']:.2f}",
                             flat=f"{rows[-1]['transformer']:.2f}"):
-            self.play(FadeIn(self.chart_axes()))
+            self.play(FadeIn(self.axes()))
             self.play(Create(transformer[0]), FadeIn(transformer[1:]), Create(rnn[0]), FadeIn(rnn[1:]), run_time=2.5)
         with self.narration("ch03.next"):
             self.play(Indicate(rnn[2]), Indicate(transformer[2]))

@@ -1,7 +1,8 @@
 """Reusable node-graph mobjects (data first; animations returned, never played)."""
 
 from scenes.mobjects.network import NetworkCopy, add_groups, legend, multiply_pairs, scale_group
-from scenes.mobjects.nodes import Connections, NodeLayer, TokenRow, bar, label, number, prediction_rows
+from scenes.mobjects.nodes import (Connections, NodeLayer, TokenRow, bar, chart_axes, label, number,
+                                   prediction_rows)
 
-__all__ = ["Connections", "NetworkCopy", "NodeLayer", "TokenRow", "add_groups", "bar", "label", "legend",
+__all__ = ["Connections", "NetworkCopy", "NodeLayer", "TokenRow", "add_groups", "bar", "chart_axes", "label", "legend",
            "multiply_pairs", "number", "prediction_rows", "scale_group"]

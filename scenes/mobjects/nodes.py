@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from manim import (DOWN, LEFT, PI, RIGHT, AnimationGroup, Circle, Create, FadeIn, LaggedStart, Line, Rectangle,
+from manim import (DOWN, LEFT, PI, RIGHT, UP, AnimationGroup, Circle, Create, FadeIn, LaggedStart, Line, Rectangle,
                    ShowPassingFlash, Text, VGroup)
 
 from scenes.theme import font_for, role_colour, value_colour
@@ -139,3 +139,19 @@ def prediction_rows(top: Sequence[tuple[str, float]], numbers: Sequence[Text], t
         rows.add(VGroup(label(word, 22).next_to(length, LEFT, buff=0.2), length,
                         text.next_to(length, RIGHT, buff=0.15)))
     return rows
+
+
+def chart_axes(box: dict, x_ticks, y_ticks, x_title: str, y_title: str, y_title_buff: float = 0.1) -> VGroup:
+    """Two axes along the left and bottom of ``box`` (left, right, bottom, top), tick labels and titles.
+
+    ``x_ticks`` / ``y_ticks``: (text, point) pairs; each label sits below / left of its point, so the
+    caller's own mapping (linear or log) decides where.
+    """
+    corner = [box["left"], box["bottom"], 0]
+    lines = VGroup(Line(corner, [box["right"], box["bottom"], 0]), Line(corner, [box["left"], box["top"], 0]))
+    lines.set_stroke(role_colour("muted"), 2)
+    ticks = VGroup(*(label(text, 14, "muted").next_to(point, DOWN, buff=0.1) for text, point in x_ticks),
+                   *(label(text, 14, "muted").next_to(point, LEFT, buff=0.1) for text, point in y_ticks))
+    titles = VGroup(label(x_title, 16, "muted").next_to(lines[0], DOWN, buff=0.45),
+                    label(y_title, 16, "muted").next_to(lines[1], UP, buff=y_title_buff))
+    return VGroup(lines, ticks, titles)
