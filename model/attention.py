@@ -47,6 +47,7 @@ class AttentionModel(nn.Module):
         self.hidden = nn.Linear((c.d_model if c.input_to_following else 0) + c.d_k, c.d_hidden)
         self.output = nn.Linear(c.d_hidden, c.vocab_size)
         self.projections = 0  # words sent through the Query/Key/value layers, for the KV-cache count
+        self.projection_calls = 0  # calls of those layers: each takes every word given at once
         with torch.no_grad():
             # Start Query and Key small, so that attention starts out even over the words.
             for layer in (self.query, self.key):
@@ -61,6 +62,7 @@ class AttentionModel(nn.Module):
         """Query, key and value groups of every word in x, split into heads."""
         B, T, _ = x.shape
         self.projections += T
+        self.projection_calls += 1
         shape = (B, T, self.config.heads, self.config.d_k)
         q = self.query(x).view(shape).transpose(1, 2)  # (B, H, T, d_k)
         k = self.key(x).view(shape).transpose(1, 2)  # (B, H, T, d_k)

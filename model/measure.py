@@ -144,6 +144,16 @@ def hardware() -> dict:
             "parameters_that_fit": memory // bytes_per_parameter}
 
 
+def counted(model, calls):
+    """Each call's count of words sent through the Query/Key/value layers, and the results."""
+    counts, results = [], []
+    for call in calls:
+        model.projections = 0
+        results.append(call())
+        counts.append(model.projections)
+    return counts, results
+
+
 @torch.no_grad()
 def kv_cache(model, ids: list[int]) -> dict:
     """Generate over the sentence word by word, with and without the KV cache, and compare.
@@ -152,15 +162,30 @@ def kv_cache(model, ids: list[int]) -> dict:
     """
     model = copy.deepcopy(model).double()
     idx = torch.tensor([ids])  # (1, T)
-    model.projections = 0
-    recomputed = torch.cat([model(idx[:, : t + 1])[:, -1] for t in range(idx.shape[1])])  # (T, vocab)
-    without_cache = model.projections
-    model.projections, cache = 0, {}
-    cached = torch.cat([model.step(idx[:, t: t + 1], cache)[:, -1] for t in range(idx.shape[1])])
-    with_cache = model.projections
+    T, cache = idx.shape[1], {}
+    without, recomputed = counted(model, [lambda t=t: model(idx[:, : t + 1])[:, -1] for t in range(T)])
+    with_cache, cached = counted(model, [lambda t=t: model.step(idx[:, t: t + 1], cache)[:, -1] for t in range(T)])
     stored = sum(tensor.numel() for tensor in cache.values())
-    return {"projections_without_cache": without_cache, "projections_with_cache": with_cache,
-            "max_abs_diff": (recomputed - cached).abs().max().item(), "cached_numbers": stored}
+    return {"projections_without_cache": sum(without), "projections_with_cache": sum(with_cache),
+            "steps_without_cache": without, "steps_with_cache": with_cache,
+            "max_abs_diff": (torch.cat(recomputed) - torch.cat(cached)).abs().max().item(),
+            "cached_numbers": stored}
+
+
+@torch.no_grad()
+def sequential_steps(attention, rnn, ids: list[int]) -> dict:
+    """Steps that must run one after another to read the sentence, and the longest path from the
+    first word to the last word's output, in each model.
+
+    The RNN's loop runs once per word (counted); the attention model sends every word through its
+    Query/Key/value layers in one call (counted). From the first word to the last, the RNN hands
+    the state on once per later word; attention links them by one weight.
+    """
+    idx = torch.tensor([ids])
+    rnn.steps, attention.projection_calls = 0, 0
+    rnn(idx), attention(idx)
+    return {"rnn_steps": rnn.steps, "attention_steps": attention.projection_calls,
+            "rnn_path": rnn.steps - 1, "attention_path": attention.projection_calls}
 
 
 @torch.no_grad()

@@ -28,6 +28,7 @@ class ElmanRNN(nn.Module):
         self.input_to_hidden = nn.Linear(c.d_model, c.d_hidden)
         self.hidden_to_hidden = nn.Linear(c.d_hidden, c.d_hidden, bias=False)
         self.output = nn.Linear(c.d_hidden, c.vocab_size)
+        self.steps = 0  # loop steps run, one per word: they cannot run side by side
 
     def run(self, x: torch.Tensor) -> torch.Tensor:
         """Hidden states (B, T, d_hidden) for input embeddings x (B, T, d_model): one word at a time,
@@ -35,6 +36,7 @@ class ElmanRNN(nn.Module):
         h = x.new_zeros(x.shape[0], self.config.d_hidden)  # (B, d_hidden)
         states = []
         for t in range(x.shape[1]):
+            self.steps += 1
             h = torch.tanh(self.input_to_hidden(x[:, t]) + self.hidden_to_hidden(h))  # (B, d_hidden)
             states.append(h)
         return torch.stack(states, dim=1)  # (B, T, d_hidden)

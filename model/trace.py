@@ -9,10 +9,12 @@ import math
 from pathlib import Path
 
 import torch
+from torch.nn import functional as F
 
 from model import measure
 from model.corpus import STORIES, Corpus, default_corpus_path, load_corpus
 from model.models import Models, load_models, load_translator, translate_words
+from model.train import ATTENTION_SCHEDULE
 from model.trace_schema import TRACE_FORMAT, content_hash, validate
 
 TOP_K = 5
@@ -67,21 +69,50 @@ def rnn_section(models: Models, ids: list[int]) -> dict:
 
 @torch.no_grad()
 def training_section(models: Models, ids: list[int], weights: list[list[float]]) -> dict:
-    """The recorded training, replayed on this sentence: the weight and score of the key pair.
+    """The recorded training, replayed on this sentence: the key pair's weight and score, the
+    query's scores against every word, and the copies' updates where the weight rose fastest.
 
     The query is the word before the last (its prediction is the last word); the key is the word
     it weighs most once trained.
     """
-    query = len(ids) - 2
+    query, target = len(ids) - 2, ids[-1]
     key = max(range(query + 1), key=lambda j: weights[query][j])
+    d_k = models.attention.config.d_k
     history = []
     for index, entry in enumerate(models.history):
         inside = models.attention_at(index).inspect(torch.tensor([ids]))
-        q, k = inside["queries"][0, 0, query], inside["keys"][0, 0, key]
+        q, k = inside["queries"][0, 0, query], inside["keys"][0, 0, : query + 1]
+        scores = k @ q / math.sqrt(d_k)  # (query + 1,)
         history.append({"step": entry["step"], "loss": round(entry["loss"], 6),
                         "key_weight": round(inside["weights"][0, 0, query, key].item(), 6),
-                        "key_score": round((q @ k).item() / math.sqrt(len(q)), 6)})
-    return {"query_index": query, "key_index": key, "history": history}
+                        "key_score": round(scores[key].item(), 6),
+                        "query_scores": rounded(scores),
+                        "target_probability": round(torch.softmax(inside["logits"][0, query], -1)[target].item(), 6)})
+    first = models.attention_at(0).inspect(torch.tensor([ids]))["logits"][0]
+    rises = [b["key_weight"] - a["key_weight"] for a, b in zip(history, history[1:])]
+    steepest = max(range(len(rises)), key=rises.__getitem__) if rises else 0
+    return {"query_index": query, "key_index": key, "history": history,
+            "frozen_steps": ATTENTION_SCHEDULE.attention_delay,
+            "start_predictions": top_predictions(first, models.vocab.words)[query],
+            "copy_updates": copy_updates(models.attention_at(steepest), ids) | {"step": history[steepest]["step"]}}
+
+
+def copy_updates(model, ids: list[int]) -> dict:
+    """Each network copy's update to the shared Query and Key connections, and the shared one.
+
+    Copy t compares its prediction with the next word; the negative gradient of that loss is its
+    update (the direction each weight moves, before the learning rate). The shared update is the
+    negative gradient of the sentence's mean loss: the average of the copies' updates.
+    """
+    idx = torch.tensor([ids])
+    with torch.enable_grad():
+        logits = model(idx)[0, :-1]  # (T - 1, vocab): one copy per word that has a next word
+        losses = F.cross_entropy(logits, idx[0, 1:], reduction="none")  # (T - 1,)
+        connections = (model.query.weight, model.key.weight)  # (d_k, d_model) each
+        copies = [torch.autograd.grad(loss, connections, retain_graph=True) for loss in losses]
+        shared = torch.autograd.grad(losses.mean(), connections)
+    return {"query": [rounded(-grads[0], 8) for grads in copies], "key": [rounded(-grads[1], 8) for grads in copies],
+            "shared_query": rounded(-shared[0], 8), "shared_key": rounded(-shared[1], 8)}
 
 
 @torch.no_grad()
@@ -126,6 +157,7 @@ def build_trace(sentence: str, lang: str = "zh", corpus_path: str | Path | None 
         "accuracy_by_distance": models.accuracy_by_distance,
         "training": training_section(models, ids, attention["weights"]),
         "kv_cache": measure.kv_cache(models.attention, ids),
+        "sequential": measure.sequential_steps(models.attention, models.rnn, ids),
         "scale": measure.scale(models.attention),
         "hardware": measure.hardware(),
         "sqrt_dk": measure.sqrt_dk(),

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from model.files import write_atomically
 
-TRACE_FORMAT = 2  # bump when fields change: older trace.json files are then rebuilt or refused
+TRACE_FORMAT = 3  # bump when fields change: older trace.json files are then rebuilt or refused
 ROW_SUM_TOLERANCE = 1e-4
 
 
@@ -52,7 +52,7 @@ def validate(trace: dict) -> None:
     check(trace.get("format") == TRACE_FORMAT,
           f"format {trace.get('format')} is not {TRACE_FORMAT} (written by another version); rebuild it")
     required = ("sentence", "tokens", "attention", "rnn", "accuracy_by_distance", "training",
-                "kv_cache", "scale", "hardware", "sqrt_dk", "multi_head", "encoder_decoder")
+                "kv_cache", "sequential", "scale", "hardware", "sqrt_dk", "multi_head", "encoder_decoder")
     missing = [name for name in required if name not in trace]
     check(not missing, f"missing {', '.join(missing)}")
     T = len(trace["tokens"])
@@ -78,7 +78,24 @@ def validate(trace: dict) -> None:
     check_matrix(pair["cross_weights"], U, S, "encoder_decoder.cross_weights")
     for i, row in enumerate(pair["cross_weights"]):
         check(abs(sum(row) - 1) < ROW_SUM_TOLERANCE, f"encoder_decoder.cross_weights row {i} does not sum to 1")
-    check(all(row["step"] >= 0 for row in trace["training"]["history"]), "training steps must be ≥ 0")
+    check_training(trace["training"], T, d_k, len(attention["inputs"][0]))
+    kv = trace["kv_cache"]
+    check(len(kv["steps_without_cache"]) == len(kv["steps_with_cache"]) == T, "kv_cache needs a count per word")
+    check(sum(kv["steps_without_cache"]) == kv["projections_without_cache"]
+          and sum(kv["steps_with_cache"]) == kv["projections_with_cache"], "kv_cache step counts must add up")
+
+
+def check_training(training: dict, T: int, d_k: int, d_model: int) -> None:
+    query = training["query_index"]
+    check(0 <= training["key_index"] <= query == T - 2, "training.query_index must be the word before the last")
+    for row in training["history"]:
+        check(row["step"] >= 0, "training steps must be ≥ 0")
+        check(len(row["query_scores"]) == query + 1, "training.history query_scores needs a score per word")
+    updates = training["copy_updates"]
+    for name in ("query", "key"):
+        check(len(updates[name]) == T - 1, f"training.copy_updates.{name} needs one update per copy")
+        for update in updates[name] + [updates[f"shared_{name}"]]:
+            check_matrix(update, d_k, d_model, f"training.copy_updates.{name}")
 
 
 def save_trace(trace: dict, path: Path) -> None:

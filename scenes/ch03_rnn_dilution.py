@@ -3,11 +3,11 @@ each earlier word's share of the fixed-size state shrinks; accuracy against dist
 
 from __future__ import annotations
 
-from manim import (DOWN, RIGHT, UP, Arrow, Create, CurvedArrow, Dot, FadeIn, FadeOut, Indicate, Rectangle,
-                   Transform, VGroup, VMobject)
+from manim import (DOWN, RIGHT, UP, Arrow, Create, CurvedArrow, FadeIn, FadeOut, Indicate, Rectangle, Transform,
+                   VGroup)
 
 from scenes.base import ExplainerScene
-from scenes.mobjects import NodeLayer, chart_axes, label
+from scenes.mobjects import NodeLayer, Plot, accuracy_curve, label
 from scenes.theme import role_colour
 
 BAR = {"left": -1.6, "step": 0.95, "bottom": -2.6, "height": 4.6, "width": 0.5}
@@ -82,28 +82,17 @@ class RNNDilution(ExplainerScene):
                 self.bars.add(self.share_bar(t))
                 self.play(FadeIn(self.bars[t], shift=0.2 * UP), run_time=0.8)
 
-    def chart_point(self, distance: int, accuracy: float):
-        rows = self.trace["accuracy_by_distance"]
-        x = distance / rows[-1]["distance"]
-        return [CHART["left"] + x * (CHART["right"] - CHART["left"]),
-                CHART["bottom"] + accuracy * (CHART["top"] - CHART["bottom"]), 0]
+    def plot(self) -> Plot:
+        return Plot(CHART, x_max=self.trace["accuracy_by_distance"][-1]["distance"])
 
     def curve(self, model: str, role: str) -> VGroup:
-        rows = self.trace["accuracy_by_distance"]
-        dots = VGroup(*(Dot(self.chart_point(r["distance"], r[model]), radius=0.05, color=role_colour(role))
-                        for r in rows))
-        line = VMobject(stroke_color=role_colour(role), stroke_width=3).set_points_as_corners(
-            [d.get_center() for d in dots])
-        end = self.shown(f"{model} at {rows[-1]['distance']}", rows[-1][model], 2, 18, role)
-        name = label("Transformer" if model == "transformer" else "RNN", 18, role)
-        tag = VGroup(name, end).arrange(RIGHT, buff=0.12).next_to(dots[-1], RIGHT, buff=0.15)
-        return VGroup(line, dots, tag)
+        last = self.trace["accuracy_by_distance"][-1]
+        end = self.shown(f"{model} at {last['distance']}", last[model], 2, 18, role)
+        return accuracy_curve(self.plot(), self.trace["accuracy_by_distance"], model, role, end)
 
     def axes(self) -> VGroup:
         last = self.trace["accuracy_by_distance"][-1]["distance"]
-        return chart_axes(CHART, [(str(d), self.chart_point(d, 0)) for d in range(0, last + 1, 2)],
-                          [(f"{a:.1f}", self.chart_point(0, a)) for a in (0.0, 0.5, 1.0)],
-                          self.say("distance"), self.say("accuracy"), y_title_buff=0.15)
+        return self.plot().axes(range(0, last + 1, 2), (0.0, 0.5, 1.0), self.say("distance"), self.say("accuracy"))
 
     def compare_accuracy(self):
         rows = self.trace["accuracy_by_distance"]

@@ -1,0 +1,63 @@
+"""Grids of real numbers: a matrix written out (NumberGrid) and a matrix as coloured cells (HeatGrid)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from manim import DOWN, LEFT, RIGHT, Line, Square, Text, VGroup
+
+from scenes.mobjects.nodes import label
+from scenes.theme import role_colour, value_colour
+
+
+class NumberGrid(VGroup):
+    """A matrix between brackets, one Text per entry.
+
+    ``entries`` are made by the caller (which records the numbers it puts on screen), row by row;
+    ``None`` leaves a cell blank (written as ``blank``, e.g. a masked score).
+    """
+
+    def __init__(self, entries: Sequence[Sequence[Text | None]], cell: tuple[float, float] = (0.62, 0.36),
+                 blank: str = "·", role: str = "text", **kwargs):
+        super().__init__(**kwargs)
+        width, height = cell
+        self.cells = VGroup()
+        for i, row in enumerate(entries):
+            for j, entry in enumerate(row):
+                text = entry if entry is not None else label(blank, 14, "muted")
+                self.cells.add(text.move_to([j * width, -i * height, 0]))
+        self.rows, self.cols = len(entries), len(entries[0])
+        self.add(self.cells)
+        self.brackets = brackets(self.cells, role)
+        self.add(self.brackets)
+
+    def entry(self, i: int, j: int) -> Text:
+        return self.cells[i * self.cols + j]
+
+
+def brackets(content: VGroup, role: str = "text", reach: float = 0.12) -> VGroup:
+    """Square brackets around ``content``."""
+    top, bottom = content.get_top()[1] + 0.1, content.get_bottom()[1] - 0.1
+    sides = VGroup()
+    for edge, inward in ((content.get_left()[0] - 0.12, RIGHT), (content.get_right()[0] + 0.12, LEFT)):
+        upright = Line([edge, bottom, 0], [edge, top, 0])
+        sides.add(upright, Line(upright.get_top(), upright.get_top() + inward * reach),
+                  Line(upright.get_bottom(), upright.get_bottom() + inward * reach))
+    return sides.set_stroke(role_colour(role), 2)
+
+
+class HeatGrid(VGroup):
+    """A matrix as a block of squares, each coloured by its value divided by ``scale``."""
+
+    def __init__(self, values: Sequence[Sequence[float]], scale: float, cell: float = 0.16, **kwargs):
+        super().__init__(**kwargs)
+        self.values = [[float(v) for v in row] for row in values]
+        for i, row in enumerate(self.values):
+            for j, value in enumerate(row):
+                square = Square(cell, stroke_width=0.5, stroke_color=role_colour("background"),
+                                fill_color=value_colour(value / scale if scale else 0.0), fill_opacity=1)
+                self.add(square.move_to(RIGHT * j * cell + DOWN * i * cell))
+        self.frame = Square(1).set_stroke(role_colour("muted"), 1)
+        self.frame.stretch_to_fit_width(self.width).stretch_to_fit_height(self.height).move_to(self)
+        self.add(self.frame)
+
