@@ -27,6 +27,10 @@ CHAPTERS = (
     Chapter(4, "04-attention-nodes", "ch04_attention_nodes", "AttentionNodes", "ch04.title"),
     # One network copy per word up to the word before the last, at most 8 side by side.
     Chapter(5, "05-multi-copy-inference", "ch05_multi_copy", "MultiCopyInference", "ch05.title", max_words=9),
+    # One column of updates per copy, as many copies as chapter 5 draws.
+    Chapter(6, "06-training", "ch06_training", "Training", "ch06.title", max_words=9),
+    # A row per generated word, a network copy per earlier word in each row.
+    Chapter(7, "07-kv-cache", "ch07_kv_cache", "KVCache", "ch07.title", max_words=9),
 )
 BY_NUMBER = {chapter.number: chapter for chapter in CHAPTERS}
 

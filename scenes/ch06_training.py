@@ -1,0 +1,214 @@
+"""Chapter 6 — how attention trains itself (seed 3.1–3.3): input and target at the two ends, the
+difference sent back; the recorded training history; Query and Key specialising; the copies'
+updates averaged into one."""
+
+from __future__ import annotations
+
+import math
+
+from manim import (DOWN, DR, LEFT, RIGHT, UP, UR, Arrow, Create, FadeIn, FadeOut, Indicate, Line, Rectangle, Transform,
+                   VGroup)
+
+from scenes.base import ExplainerScene
+from scenes.mobjects import Connections, HeatGrid, NodeLayer, Plot, TokenRow, bar, label, prediction_rows
+from scenes.theme import role_colour
+
+LOSS_BOX = {"left": -5.6, "right": -1.0, "bottom": -2.4, "top": 2.0}
+WEIGHT_BOX = {"left": 1.2, "right": 5.8, "bottom": -2.4, "top": 2.0}
+SCORE_BAR = {"width": 0.7, "step": 1.5, "height": 2.6, "base": -0.6}
+SNAPSHOTS_SHOWN = 12  # history entries the score bars pass through
+
+
+class Training(ExplainerScene):
+    title_key = "ch06.title"
+    narration_lines = 10
+
+    def construct(self):
+        self.show_both_ends()
+        self.compare_with_target()
+        self.send_back()
+        self.show_history()
+        self.specialise()
+        self.average_updates()
+
+    @property
+    def training(self) -> dict:
+        return self.trace["training"]
+
+    def names(self) -> dict:
+        tokens, t = self.trace["tokens"], self.training
+        return {"query": tokens[t["query_index"]], "key": tokens[t["key_index"]], "target": tokens[-1]}
+
+    def show_both_ends(self):
+        self.title = self.show_title()
+        query = self.training["query_index"]
+        self.words = TokenRow(self.trace["tokens"][: query + 1], size=26, spacing=0.3)
+        self.words.words.arrange(DOWN, buff=0.3)
+        self.words.move_to([-6.1, 0, 0])
+        config = self.trace["attention"]["config"]
+        self.layers = VGroup(*(NodeLayer([0.0] * count, role, radius=0.1, spacing=0.28).move_to([x, 0, 0])
+                               for count, role, x in ((config["d_model"], "input", -4.6), (config["d_k"], "value", -3.1),
+                                                      (config["d_hidden"], "output", -1.6))))
+        for layer in self.layers:
+            layer.nodes.set_fill(opacity=0)
+        self.edges = VGroup(*(Connections(a, b, opacity=0.2) for a, b in zip(self.layers, self.layers[1:])))
+        start = self.training["start_predictions"]
+        numbers = [self.shown(f"start p {r}", p, 3, 16) for r, (_, p) in enumerate(start)]
+        self.guesses = prediction_rows(start, numbers, [0.2, 1.4, 0], bar_length=1.8, spacing=0.7)
+        self.target = VGroup(self.word("target", 18, "highlight"), label(self.names()["target"], 30, "highlight"))
+        self.target.arrange(DOWN, buff=0.15).move_to([5.4, 0.6, 0])
+        headings = VGroup(self.word("input", 16, "input").next_to(self.words, UP, buff=0.4),
+                          self.word("prediction", 16, "output").next_to(self.guesses, UP, buff=0.3))
+        with self.narration("ch06.ends", words="".join(self.words.tokens) if self.lang == "zh"
+                            else " ".join(self.words.tokens), target=self.names()["target"]):
+            self.play(FadeIn(self.words), FadeIn(self.target), FadeIn(headings))
+            self.play(*(layer.create() for layer in self.layers), *(edges.create() for edges in self.edges))
+            self.play(*(edges.flow() for edges in self.edges), run_time=1.2)
+            self.play(FadeIn(self.guesses, shift=0.2 * RIGHT))
+
+    def compare_with_target(self):
+        first = self.training["history"][0]
+        p = self.shown("target p 0", first["target_probability"], 3, 20, "highlight")
+        self.gap = VGroup(label("P =", 18, "highlight"), p).arrange(RIGHT, buff=0.1).next_to(self.target, DOWN, buff=0.3)
+        with self.narration("ch06.compare", target=self.names()["target"], p=f"{first['target_probability']:.3f}"):
+            self.play(FadeIn(self.gap), Indicate(self.target))
+
+    def send_back(self):
+        back = [Connections(b, a) for a, b in zip(self.layers, self.layers[1:])]
+        arrow = Arrow(self.target.get_left(), self.guesses.get_right() + 0.1 * RIGHT, buff=0.2,
+                      color=role_colour("highlight"))
+        with self.narration("ch06.back"):
+            self.play(Create(arrow))
+            self.play(back[1].flow("highlight"), run_time=1.0)
+            self.play(back[0].flow("highlight"), run_time=1.0)
+
+    def clear_stage(self):
+        """Fade out everything but the title, before the next step."""
+        leaving = [m for m in self.mobjects if m is not getattr(self, "title", None)]
+        if leaving:
+            self.play(*(FadeOut(m) for m in leaving))
+
+    def show_history(self):
+        self.clear_stage()
+        history = self.training["history"]
+        steps = [row["step"] for row in history]
+        names = self.names()
+        loss_plot = Plot(LOSS_BOX, steps[-1], 0.0, math.ceil(max(row["loss"] for row in history)))
+        weight_plot = Plot(WEIGHT_BOX, steps[-1])
+        ticks = [steps[-1] * i / 2 for i in range(3)]
+        loss_axes = loss_plot.axes(ticks, range(0, int(loss_plot.y_max) + 1), self.say("step"), self.say("loss"),
+                                   y_format="{:.0f}")
+        weight_axes = weight_plot.axes(ticks, (0.0, 0.5, 1.0), self.say("step"), "")
+        frozen = self.frozen_region(weight_plot)
+        loss = loss_plot.line(steps, [row["loss"] for row in history], "highlight")
+        weight = weight_plot.line(steps, [row["key_weight"] for row in history], "key")
+        probability = weight_plot.line(steps, [row["target_probability"] for row in history], "output")
+        end = history[-1]
+        loss_end = self.shown("loss end", end["loss"], 2, 16, "highlight").next_to(loss[0].get_end(), UP, buff=0.1)
+        tags = VGroup(
+            VGroup(label(self.say("weight_of", query=names["query"], key=names["key"]), 16, "key"),
+                   self.shown("weight end", end["key_weight"], 3, 16, "key")).arrange(RIGHT, buff=0.15),
+            VGroup(label(self.say("probability_of", word=names["target"]), 16, "output"),
+                   self.shown("p end", end["target_probability"], 3, 16, "output")).arrange(RIGHT, buff=0.15),
+        ).arrange(DOWN, aligned_edge=LEFT, buff=0.12).next_to(weight_axes[0], UP, buff=0.25)
+        self.numbers_on_screen["loss start"] = history[0]["loss"]
+        with self.narration("ch06.history", steps=steps[-1], start=f"{history[0]['loss']:.2f}", end=f"{end['loss']:.2f}"):
+            self.play(FadeIn(loss_axes))
+            self.play(Create(loss[0]), run_time=2.5)
+            self.play(FadeIn(loss_end))
+        with self.narration("ch06.need", p=f"{end['target_probability']:.3f}",
+                            start=f"{history[0]['key_weight']:.2f}", end=f"{end['key_weight']:.3f}", **names):
+            self.play(FadeIn(weight_axes), FadeIn(frozen))
+            self.play(Create(weight[0]), Create(probability[0]), run_time=3)
+            self.play(FadeIn(tags))
+
+    def frozen_region(self, plot: Plot) -> VGroup:
+        """The first steps, in which Query and Key were held still while the rest learned."""
+        steps = self.training["frozen_steps"]
+        corner, top = plot.point(0, 0), plot.point(steps, 1)
+        region = Rectangle(width=top[0] - corner[0], height=top[1] - corner[1], stroke_width=0,
+                           fill_color=role_colour("muted"), fill_opacity=0.25)
+        region.move_to([(corner[0] + top[0]) / 2, (corner[1] + top[1]) / 2, 0])
+        note = label(self.say("ch06.frozen"), 12, "muted").next_to(region.get_corner(DR), UR, buff=0.12)
+        return VGroup(region, note)
+
+    def score_bars(self, entry: dict, scale: float) -> VGroup:
+        bars = VGroup()
+        for j, score in enumerate(entry["query_scores"]):
+            role = "key" if j == self.training["key_index"] else "muted"
+            block = bar(abs(score) / scale, SCORE_BAR["height"], SCORE_BAR["width"], role)
+            x = (j - (len(entry["query_scores"]) - 1) / 2) * SCORE_BAR["step"]
+            edge = UP if score < 0 else DOWN
+            bars.add(block.move_to([x, SCORE_BAR["base"], 0], aligned_edge=edge))
+        return bars
+
+    def specialise(self):
+        self.clear_stage()
+        history, t = self.training["history"], self.training
+        scale = max(abs(s) for row in history for s in row["query_scores"]) or 1.0
+        every = max(1, len(history) // SNAPSHOTS_SHOWN)
+        shown_rows = history[::every] + ([history[-1]] if (len(history) - 1) % every else [])
+        bars = self.score_bars(shown_rows[0], scale)
+        lowest = min(0.0, *(s for row in history for s in row["query_scores"])) / scale * SCORE_BAR["height"]
+        words = VGroup(*(label(w, 22).move_to([b.get_x(), SCORE_BAR["base"] + lowest - 0.65, 0])
+                         for w, b in zip(self.trace["tokens"], bars)))
+        base = Line([-len(bars) * SCORE_BAR["step"] / 2, SCORE_BAR["base"], 0],
+                    [len(bars) * SCORE_BAR["step"] / 2, SCORE_BAR["base"], 0]).set_stroke(role_colour("muted"), 2)
+        asker = VGroup(label(self.trace["tokens"][t["query_index"]], 24, "query"), label("Query · Key", 18, "muted"))
+        asker.arrange(RIGHT, buff=0.3).move_to([0, 2.6, 0])
+        step = label(self.say("steps_done", step=shown_rows[0]["step"]), 18, "muted").to_edge(RIGHT).shift(UP * 2.6)
+        last = history[-1]["query_scores"]
+        key = t["key_index"]
+        finals = VGroup(*(self.shown(f"score {j}", s, 2, 18, "key" if j == key else "text")
+                          for j, s in enumerate(last)))
+        names = self.names()
+        with self.narration("ch06.specialise", score=f"{last[key]:.2f}", query=names["query"], key=names["key"]):
+            self.play(FadeIn(asker), FadeIn(base), FadeIn(words), FadeIn(bars), FadeIn(step))
+            for row in shown_rows[1:]:
+                self.play(Transform(bars, self.score_bars(row, scale)),
+                          Transform(step, label(self.say("steps_done", step=row["step"]), 18, "muted").move_to(step)),
+                          run_time=0.45)
+            for number, block, s in zip(finals, bars, last):
+                number.next_to(block, UP if s >= 0 else DOWN, buff=0.1)
+            self.play(FadeIn(finals))
+        others = [s for j, s in enumerate(last) if j != key]
+        if others:
+            with self.narration("ch06.others", other=f"{max(others):.2f}"):
+                self.play(*(Indicate(finals[j]) for j in range(len(last)) if j != key))
+
+    def average_updates(self):
+        self.clear_stage()
+        updates = self.training["copy_updates"]
+        copies = len(updates["query"])
+        grids = [updates["query"] + [updates["shared_query"]], updates["key"] + [updates["shared_key"]]]
+        scale = max(abs(v) for row in grids for grid in row for line in grid for v in line) or 1.0
+        width = min(2.5, 11.5 / (copies + 1))
+        cell = min(0.24, (width - 0.4) / len(updates["query"][0][0]))
+        columns = VGroup()
+        for c in range(copies + 1):
+            x = -5.2 + width * (c + (0.6 if c == copies else 0))
+            column = VGroup(label(self.trace["tokens"][c] if c < copies else self.say("average"), 22,
+                                  "text" if c < copies else "highlight"))
+            for r, role in enumerate(("query", "key")):
+                grid = HeatGrid(grids[r][c], scale, cell)
+                biggest = max(abs(v) for line in grids[r][c] for v in line)
+                name = f"{role} update {c}" if c < copies else f"{role} update average"
+                column.add(VGroup(grid, self.shown(name, biggest, 4, 13, "muted").next_to(grid, DOWN, buff=0.08)))
+            column.arrange(DOWN, buff=0.3).move_to([x, -0.2, 0])
+            columns.add(column)
+        columns.move_to([0.4, -0.2, 0])
+        rows = VGroup(*(self.word(role, 18, role).next_to(columns[0][r + 1][0], LEFT, buff=0.35)
+                        for r, role in enumerate(("query", "key"))))
+        equals = label("=", 30).move_to((columns[-2].get_right() + columns[-1].get_left()) / 2)
+        with self.narration("ch06.copies", step=updates["step"]):
+            self.play(FadeIn(rows), *(FadeIn(column[:2], shift=0.2 * DOWN) for column in columns[:-1]))
+            self.play(*(FadeIn(column[2], shift=0.2 * DOWN) for column in columns[:-1]))
+        with self.narration("ch06.first", first=self.trace["tokens"][0]):
+            self.play(Indicate(columns[0]))
+        movers = [VGroup(*(column[r + 1][0].copy() for column in columns[:-1])) for r in range(2)]
+        with self.narration("ch06.average"):
+            self.play(FadeIn(equals), *(grid.animate.move_to(columns[-1][r + 1][0]).set_opacity(0.3)
+                                        for r, group in enumerate(movers) for grid in group), run_time=1.5)
+            self.play(FadeIn(columns[-1]), *(FadeOut(group) for group in movers))
+        self.remove(*movers)
+        self.wait(0.5)

@@ -1,0 +1,131 @@
+"""Chapter 7 — the KV cache (seed 4.1–4.2): generating word by word, every earlier word flows through
+the network again; with the cache its Key and value are stored and only the new word flows."""
+
+from __future__ import annotations
+
+from manim import (DOWN, RIGHT, UP, UR, Create, DashedVMobject, FadeIn, FadeOut, Indicate, Line, RoundedRectangle,
+                   SurroundingRectangle, VGroup)
+
+from scenes.base import ExplainerScene
+from scenes.mobjects import label, legend
+from scenes.theme import role_colour
+
+PANELS = {"no_cache": -3.55, "with_cache": 3.55}  # panel centres
+PANEL_WIDTH = 6.6
+COUNT_WIDTH = 1.5  # room at a row's right for its count
+TOP, BOTTOM = 2.1, -1.9  # rows between these; totals and results below
+
+
+def key_value(stored: bool, size: float) -> VGroup:
+    """A word's Key and value groups as two small blocks; stored ones are dashed outlines."""
+    blocks = VGroup()
+    for role in ("key", "value"):
+        block = RoundedRectangle(corner_radius=0.04, width=size, height=size * 0.7, stroke_width=2,
+                                 stroke_color=role_colour(role), fill_color=role_colour(role),
+                                 fill_opacity=0.15 if stored else 0.8)
+        blocks.add(DashedVMobject(block, num_dashes=12) if stored else block)
+    return blocks.arrange(RIGHT, buff=0.05)
+
+
+class KVCache(ExplainerScene):
+    title_key = "ch07.title"
+    narration_lines = 6
+
+    def construct(self):
+        self.recompute_everything()
+        self.count_the_waste()
+        self.cache_keys_and_values()
+        self.query_meets_stored_keys()
+        self.same_result()
+        self.memory_for_compute()
+
+    @property
+    def kv(self) -> dict:
+        return self.trace["kv_cache"]
+
+    def row(self, t: int, cached: bool) -> VGroup:
+        """Generation step t: the words so far, each with its Key/value blocks, and the count."""
+        tokens, T = self.trace["tokens"], len(self.trace["tokens"])
+        height = min(1.0, (TOP - BOTTOM) / T)
+        pitch = min(1.2, (PANEL_WIDTH - COUNT_WIDTH) / T)
+        centre = PANELS["with_cache" if cached else "no_cache"]
+        left = centre - PANEL_WIDTH / 2
+        y = TOP - height * (t + 0.5)
+        copies = VGroup()
+        for i in range(t + 1):
+            stored = cached and i < t
+            word = label(tokens[i], min(20, 30 * pitch), "muted" if stored else "text")
+            blocks = key_value(stored, min(0.3, 0.4 * pitch))
+            copies.add(VGroup(word, blocks).arrange(DOWN, buff=0.05).move_to([left + pitch * (i + 0.5), y, 0]))
+        counts = self.kv["steps_with_cache" if cached else "steps_without_cache"]
+        self.numbers_on_screen[f"{'with' if cached else 'without'} cache step {t}"] = counts[t]
+        count = label(self.say("computed", count=counts[t]), 16, "highlight" if counts[t] > 1 else "input")
+        count.move_to([centre + PANEL_WIDTH / 2 - COUNT_WIDTH / 2, y, 0])
+        return VGroup(copies, count)
+
+    def panel(self, cached: bool) -> tuple[VGroup, VGroup]:
+        name = "with_cache" if cached else "no_cache"
+        heading = self.word(name, 22, "key" if cached else "highlight").move_to([PANELS[name], TOP + 0.45, 0])
+        return heading, VGroup(*(self.row(t, cached) for t in range(len(self.trace["tokens"]))))
+
+    def recompute_everything(self):
+        self.title = self.show_title()
+        heading, self.plain = self.panel(cached=False)
+        key = legend({role: self.say(role) for role in ("key", "value")}).to_corner(UR, buff=0.3)
+        with self.narration("ch07.waste"):
+            self.play(FadeIn(heading), FadeIn(key))
+            for row in self.plain:
+                self.play(FadeIn(row, shift=0.1 * DOWN), run_time=0.5)
+                self.play(*(Indicate(copy[1], scale_factor=1.3) for copy in row[0]), run_time=0.6)
+
+    def total(self, cached: bool) -> VGroup:
+        count = self.kv["projections_with_cache" if cached else "projections_without_cache"]
+        self.numbers_on_screen[f"{'with' if cached else 'without'} cache total"] = count
+        text = label(self.say("computed", count=count), 22, "input" if cached else "highlight")
+        centre = PANELS["with_cache" if cached else "no_cache"]
+        return text.move_to([centre + PANEL_WIDTH / 2 - COUNT_WIDTH / 2, BOTTOM - 0.5, 0])
+
+    def count_the_waste(self):
+        without, with_cache = self.kv["projections_without_cache"], self.kv["projections_with_cache"]
+        total = self.total(cached=False)
+        rule = Line([PANELS["no_cache"] + 1.8, BOTTOM - 0.1, 0], [PANELS["no_cache"] + PANEL_WIDTH / 2, BOTTOM - 0.1, 0])
+        with self.narration("ch07.total", words=len(self.trace["tokens"]), without=without,
+                            repeated=without - with_cache):
+            self.play(Create(rule.set_stroke(role_colour("muted"), 1)), FadeIn(total))
+            self.play(*(Indicate(copy[1], color=role_colour("highlight"))
+                        for row in self.plain for copy in row[0][:-1]))
+
+    def cache_keys_and_values(self):
+        heading, self.cached = self.panel(cached=True)
+        total = self.total(cached=True)
+        with self.narration("ch07.cache", with_cache=self.kv["projections_with_cache"]):
+            self.play(FadeIn(heading))
+            for row in self.cached:
+                self.play(FadeIn(row, shift=0.1 * DOWN), run_time=0.5)
+                self.play(Indicate(row[0][-1][1], scale_factor=1.3), run_time=0.5)
+            self.play(FadeIn(total))
+
+    def query_meets_stored_keys(self):
+        newest = self.cached[-1][0]
+        asker = newest[-1][1]
+        self.links = VGroup(*(Line(asker.get_bottom(), copy[1][0].get_bottom(), path_arc=-1.0, stroke_width=2,
+                                   color=role_colour("query")) for copy in newest[:-1]))
+        with self.narration("ch07.query"):
+            self.play(Create(self.links), run_time=1.5)
+            self.play(*(Indicate(copy[1]) for copy in newest[:-1]))
+
+    def same_result(self):
+        difference = self.kv["max_abs_diff"]
+        self.numbers_on_screen["max difference"] = difference
+        shown = label(f"max |Δ| = {difference:.1e}", 22, "output").move_to([0, BOTTOM - 1.4, 0])
+        with self.narration("ch07.same", diff=f"{difference:.1e}"):
+            self.play(FadeOut(self.links), FadeIn(shown, shift=0.2 * UP))
+
+    def memory_for_compute(self):
+        numbers = self.kv["cached_numbers"]
+        self.numbers_on_screen["cached numbers"] = numbers
+        stored = VGroup(*(copy[1] for copy in self.cached[-1][0]))
+        box = SurroundingRectangle(stored, color=role_colour("output"), buff=0.12)
+        amount = label(self.say("cache_size", count=numbers), 18, "output").next_to(box, DOWN, buff=0.15)
+        with self.narration("ch07.memory", numbers=numbers):
+            self.play(Create(box), FadeIn(amount))
