@@ -31,6 +31,8 @@ CHAPTERS = (
     Chapter(6, "06-training", "ch06_training", "Training", "ch06.title", max_words=9),
     # A row per generated word, a network copy per earlier word in each row.
     Chapter(7, "07-kv-cache", "ch07_kv_cache", "KVCache", "ch07.title", max_words=9),
+    # The sentence's matrices written out, a row per word.
+    Chapter(8, "08-transformer", "ch08_transformer", "TransformerContributions", "ch08.title", max_words=9),
 )
 BY_NUMBER = {chapter.number: chapter for chapter in CHAPTERS}
 

@@ -5,7 +5,7 @@ import torch
 
 from model import train
 from model.attention import AttentionConfig, AttentionModel
-from model.measure import kv_cache
+from model.measure import kv_cache, sequential_steps
 from model.rnn import ElmanRNN, RNNConfig
 
 
@@ -44,6 +44,16 @@ def test_kv_cache_gives_the_full_recompute_logits_with_t_projections_instead_of_
     assert result["projections_with_cache"] == length
     assert result["projections_without_cache"] == length * (length + 1) // 2
     assert result["max_abs_diff"] < 1e-5
+    assert result["steps_without_cache"] == list(range(1, length + 1))
+    assert result["steps_with_cache"] == [1] * length
+    assert result["cached_numbers"] == length * 2 * zh_models.attention.config.d_k
+
+
+@pytest.mark.parametrize("length", [2, 9])
+def test_the_rnn_reads_one_word_per_step_and_attention_all_at_once(zh_models, length):
+    ids = random_sentence(length, len(zh_models.vocab), seed=length)[0].tolist()
+    steps = sequential_steps(zh_models.attention, zh_models.rnn, ids)
+    assert steps == {"rnn_steps": length, "attention_steps": 1, "rnn_path": length - 1, "attention_path": 1}
 
 
 def test_rnn_influence_rows_are_shares_of_earlier_words(zh_models):

@@ -10,6 +10,9 @@ from scenes.ch02_scale_problem import ScaleProblem
 from scenes.ch03_rnn_dilution import RNNDilution
 from scenes.ch04_attention_nodes import AttentionNodes
 from scenes.ch05_multi_copy import MultiCopyInference
+from scenes.ch06_training import Training
+from scenes.ch07_kv_cache import KVCache
+from scenes.ch08_transformer import FORMULA, TransformerContributions, glyphs
 from scenes.mobjects import Connections, NetworkCopy, NodeLayer, TokenRow
 from scenes.strings import STRINGS
 from scenes.theme import FontError, font_for, value_colour
@@ -115,6 +118,64 @@ def test_chapter_5_shows_the_real_scores_weights_and_prediction(scene_trace, def
     assert max(range(3), key=lambda j: shown[f"weight {j}"]) == 0  # 猫, the first word
 
 
+def test_chapter_6_shows_the_recorded_training_and_the_copies_updates(scene_trace, default_trace):
+    shown = run(Training).numbers_on_screen
+    training = default_trace["training"]
+    history, updates = training["history"], training["copy_updates"]
+    assert [shown[f"start p {r}"] for r in range(5)] == [p for _, p in training["start_predictions"]]
+    assert shown["target p 0"] == history[0]["target_probability"] < 0.1
+    assert (shown["loss start"], shown["loss end"]) == (history[0]["loss"], history[-1]["loss"])
+    assert shown["weight end"] == history[-1]["key_weight"] == default_trace["attention"]["weights"][2][0]
+    assert shown["p end"] == history[-1]["target_probability"]
+    assert [shown[f"score {j}"] for j in range(3)] == history[-1]["query_scores"]
+    for c in range(3):
+        assert shown[f"query update {c}"] == max(abs(v) for row in updates["query"][c] for v in row)
+    assert shown["key update average"] == max(abs(v) for row in updates["shared_key"] for v in row)
+    assert shown["query update 0"] == 0.0
+
+
+def test_chapter_7_counts_the_recomputations_with_and_without_the_cache(scene_trace, default_trace):
+    shown = run(KVCache).numbers_on_screen
+    kv, T = default_trace["kv_cache"], len(default_trace["tokens"])
+    assert [shown[f"without cache step {t}"] for t in range(T)] == kv["steps_without_cache"]
+    assert [shown[f"with cache step {t}"] for t in range(T)] == kv["steps_with_cache"]
+    assert shown["without cache total"] == sum(kv["steps_without_cache"]) == T * (T + 1) // 2
+    assert shown["with cache total"] == T
+    assert shown["max difference"] == kv["max_abs_diff"] < 1e-5
+    assert shown["cached numbers"] == kv["cached_numbers"]
+
+
+def test_chapter_8_writes_the_sentences_real_matrices_into_the_formula(scene_trace, default_trace):
+    shown = run(TransformerContributions).numbers_on_screen
+    attention, T = default_trace["attention"], len(default_trace["tokens"])
+    d_k = attention["config"]["d_k"]
+    assert [[shown[f"Q {i} {j}"] for j in range(d_k)] for i in range(T)] == attention["queries"]
+    assert [[shown[f"K^T {j} {i}"] for j in range(d_k)] for i in range(T)] == attention["keys"]
+    assert [[shown[f"V {i} {j}"] for j in range(d_k)] for i in range(T)] == attention["values"]
+    assert [[shown[f"out {i} {j}"] for j in range(d_k)] for i in range(T)] == attention["mixed"]
+    for i in range(T):
+        assert [shown[f"weight {i} {j}"] for j in range(i + 1)] == attention["weights"][i][: i + 1]
+        assert f"weight {i} {i + 1}" not in shown  # later words are masked, not drawn
+        for j in range(i + 1):
+            q_dot_k = sum(a * b for a, b in zip(attention["queries"][i], attention["keys"][j]))
+            assert math.isclose(shown[f"score {i} {j}"], q_dot_k / math.sqrt(d_k), abs_tol=1e-4)
+            mixed = sum(attention["weights"][i][m] * attention["values"][m][j % d_k] for m in range(i + 1))
+            assert math.isclose(shown[f"out {i} {j % d_k}"], mixed, abs_tol=1e-4)
+    steps = default_trace["sequential"]
+    assert (shown["rnn steps"], shown["attention steps"]) == (T, 1) == (steps["rnn_steps"], steps["attention_steps"])
+    assert (shown["rnn path"], shown["attention path"]) == (T - 1, 1)
+    assert shown["rnn at 10"] < shown["transformer at 10"]
+
+
+def test_the_formulas_parts_are_found_by_their_glyphs():
+    from scenes.mobjects import label
+
+    text = label(FORMULA, 30)
+    assert len(glyphs(text, FORMULA, "softmax")) == len("softmax")
+    assert glyphs(text, FORMULA, "V", 1)[0] is text[len(FORMULA.replace(" ", "")) - 1]
+    assert glyphs(text, FORMULA, "K^T")[0] is text[FORMULA.replace(" ", "").index("K^T")]
+
+
 @pytest.fixture
 def other_sentence(tmp_path, monkeypatch):
     from model.trace import build_trace
@@ -135,9 +196,14 @@ def test_every_chapter_constructs_for_another_corpus_sentence(other_sentence):
     assert run(RNNDilution).numbers_on_screen[f"first word share {last}"] == other_sentence["rnn"]["influence"][last][0]
     assert run(AttentionNodes).numbers_on_screen["score"] == attention["scores"][0][0]
     assert run(MultiCopyInference).numbers_on_screen[f"weight {query}"] == attention["weights"][query][query]
+    training = other_sentence["training"]
+    assert run(Training).numbers_on_screen[f"score {training['key_index']}"] == training["history"][-1]["key_score"]
+    assert run(KVCache).numbers_on_screen["without cache total"] == other_sentence["kv_cache"]["projections_without_cache"]
+    assert run(TransformerContributions).numbers_on_screen[f"weight {query} 0"] == attention["weights"][query][0]
 
 
-@pytest.mark.parametrize("chapter", [NetworkBasics, ScaleProblem, RNNDilution, AttentionNodes, MultiCopyInference])
+@pytest.mark.parametrize("chapter", [NetworkBasics, ScaleProblem, RNNDilution, AttentionNodes, MultiCopyInference,
+                                     Training, KVCache, TransformerContributions])
 def test_a_full_run_narrates_as_many_lines_as_the_progress_total_says(scene_trace, chapter):
     assert run(chapter).narrated == chapter.narration_lines
 

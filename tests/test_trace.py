@@ -28,6 +28,36 @@ def test_the_training_history_follows_the_pair_from_zhua_to_mao(default_trace):
     assert history[-1]["key_score"] > history[0]["key_score"]
     assert history[-1]["loss"] < history[0]["loss"]
     assert history[-1]["key_weight"] == default_trace["attention"]["weights"][2][0]
+    assert history[-1]["query_scores"][0] == history[-1]["key_score"] == max(history[-1]["query_scores"])
+    assert history[-1]["target_probability"] == default_trace["attention"]["predictions"][2][0][1]
+    assert history[-1]["target_probability"] > 0.9 > 0.1 > history[0]["target_probability"]
+
+
+def test_query_and_key_stay_still_for_the_frozen_steps_then_learn(default_trace):
+    training = default_trace["training"]
+    frozen = [row for row in training["history"] if row["step"] <= training["frozen_steps"]]
+    even = 1 / (training["query_index"] + 1)  # Query and Key start small: weights start even
+    assert len(frozen) > 1 and all(abs(row["key_weight"] - even) < 0.01 for row in frozen)
+    assert training["history"][-1]["key_weight"] > 0.9
+
+
+def test_the_copies_updates_average_to_the_sentences_update(default_trace):
+    import numpy as np
+
+    updates = default_trace["training"]["copy_updates"]
+    for name in ("query", "key"):
+        copies = np.array(updates[name])
+        assert copies.shape[0] == len(default_trace["tokens"]) - 1
+        assert np.allclose(copies.mean(axis=0), updates[f"shared_{name}"], atol=1e-7)
+        assert not copies[0].any()  # the first copy sees only itself: its weight is 1 whatever Q and K are
+        assert np.abs(copies[-1]).max() > 10 * np.abs(copies[1]).max()
+
+
+def test_the_kv_cache_counts_each_generated_word(default_trace):
+    kv, T = default_trace["kv_cache"], len(default_trace["tokens"])
+    assert kv["steps_without_cache"] == list(range(1, T + 1)) and kv["steps_with_cache"] == [1] * T
+    assert default_trace["sequential"] == {"rnn_steps": T, "attention_steps": 1, "rnn_path": T - 1,
+                                           "attention_path": 1}
 
 
 def test_scale_counts_grow_faster_than_the_input_while_attention_stays_fixed(default_trace):
@@ -67,6 +97,9 @@ def test_a_saved_trace_loads_back_and_an_edited_one_is_caught(default_trace, tmp
      or t["attention"]["weights"][1].__setitem__(1, t["attention"]["weights"][1][1] - 0.1), "later word"),
     (lambda t: t["rnn"]["influence"].pop(), "rnn.influence"),
     (lambda t: t.pop("kv_cache"), "missing kv_cache"),
+    (lambda t: t["kv_cache"]["steps_with_cache"].append(1), "count per word"),
+    (lambda t: t["training"]["copy_updates"]["query"].pop(), "one update per copy"),
+    (lambda t: t["training"]["history"][0]["query_scores"].pop(), "a score per word"),
 ])
 def test_validation_names_what_is_wrong(default_trace, breakage, message):
     broken = json.loads(json.dumps(default_trace))
