@@ -150,7 +150,7 @@ class Training(ExplainerScene):
         shown_rows = history[::every] + ([history[-1]] if (len(history) - 1) % every else [])
         bars = self.score_bars(shown_rows[0], scale)
         lowest = min(0.0, *(s for row in history for s in row["query_scores"])) / scale * SCORE_BAR["height"]
-        words = VGroup(*(label(w, 22).move_to([b.get_x(), SCORE_BAR["base"] + lowest - 0.65, 0])
+        words = VGroup(*(label(w, 22).move_to([b.get_x(), SCORE_BAR["base"] + lowest - 0.75, 0])
                          for w, b in zip(self.trace["tokens"], bars)))
         base = Line([-len(bars) * SCORE_BAR["step"] / 2, SCORE_BAR["base"], 0],
                     [len(bars) * SCORE_BAR["step"] / 2, SCORE_BAR["base"], 0]).set_stroke(role_colour("muted"), 2)

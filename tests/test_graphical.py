@@ -1,4 +1,4 @@
-"""Key frames of chapters 1–5 against committed control frames (tests/control_data).
+"""Key frames of chapters 1–8 against committed control frames (tests/control_data).
 
 Regenerate after a deliberate visual change: ./render.sh test tests/test_graphical.py --set_test
 """
@@ -13,6 +13,9 @@ from scenes.ch02_scale_problem import ScaleProblem
 from scenes.ch03_rnn_dilution import RNNDilution
 from scenes.ch04_attention_nodes import AttentionNodes
 from scenes.ch05_multi_copy import MultiCopyInference
+from scenes.ch06_training import Training
+from scenes.ch07_kv_cache import KVCache
+from scenes.ch08_transformer import TransformerContributions
 
 __module_test__ = "chapters"
 
@@ -89,3 +92,38 @@ def test_ch03_the_first_words_share_shrinking(scene):
 @frames_comparison(base_scene=RNNDilution, renderer_class=MovingCameraRenderer)
 def test_ch03_accuracy_against_distance(scene):
     RNNDilution.construct(scene)
+
+
+@frames_comparison(base_scene=Training, renderer_class=MovingCameraRenderer)
+def test_ch06_loss_weight_and_probability_through_training(scene):
+    scene.show_both_ends()
+    scene.compare_with_target()
+    scene.send_back()
+    scene.show_history()
+
+
+@frames_comparison(base_scene=Training, renderer_class=MovingCameraRenderer)
+def test_ch06_copies_updates_averaged(scene):
+    Training.construct(scene)
+
+
+@frames_comparison(base_scene=KVCache, renderer_class=MovingCameraRenderer)
+def test_ch07_recomputed_words_counted(scene):
+    scene.recompute_everything()
+    scene.count_the_waste()
+
+
+@frames_comparison(base_scene=KVCache, renderer_class=MovingCameraRenderer)
+def test_ch07_cache_same_result_and_memory(scene):
+    KVCache.construct(scene)
+
+
+@frames_comparison(base_scene=TransformerContributions, renderer_class=MovingCameraRenderer)
+def test_ch08_direct_links(scene):
+    scene.process_in_parallel()
+    scene.link_directly()
+
+
+@frames_comparison(base_scene=TransformerContributions, renderer_class=MovingCameraRenderer)
+def test_ch08_formula_from_the_real_matrices(scene):
+    TransformerContributions.construct(scene)
