@@ -85,27 +85,35 @@ def softmax_jacobian_norm(logits: torch.Tensor) -> torch.Tensor:
 def sqrt_dk() -> list[dict]:
     """Why divide by √d_k: seeded standard-normal queries and keys of growing size d_k.
 
-    Per d_k: the variance of q·k; the median (over rows of SQRT_DK_KEYS keys) of the largest
-    softmax weight without and with the division; the mean size (Frobenius norm) of the softmax's
-    gradient with respect to its input, without and with the division.
+    Per d_k: the variance of q·k, and of q·k/√d_k; the median (over rows of SQRT_DK_KEYS keys)
+    of the largest softmax weight without and with the division; the mean size (Frobenius norm) of
+    the softmax's gradient with respect to its input, without and with the division; and a typical
+    row (its largest unscaled weight nearest that median) as an example: its raw scores q·k and
+    their softmax weights without and with the division.
     """
     generator = torch.Generator().manual_seed(SQRT_DK_SEED)
     rows = []
     for d_k in SQRT_DK_SIZES:
         q = torch.randn(SQRT_DK_SAMPLES, d_k, generator=generator, dtype=torch.float64)
         k = torch.randn(SQRT_DK_SAMPLES, d_k, generator=generator, dtype=torch.float64)
-        variance = (q * k).sum(dim=-1).var().item()
+        products = (q * k).sum(dim=-1)
         queries = torch.randn(SQRT_DK_ROWS, 1, d_k, generator=generator, dtype=torch.float64)
         keys = torch.randn(SQRT_DK_ROWS, SQRT_DK_KEYS, d_k, generator=generator, dtype=torch.float64)
         scores = (queries * keys).sum(dim=-1)  # (rows, keys)
         scaled = scores / math.sqrt(d_k)
+        largest = F.softmax(scores, dim=-1).max(dim=-1).values  # (rows,)
+        typical = (largest - largest.median()).abs().argmin()
         rows.append({
             "d_k": d_k,
-            "score_variance": variance,
-            "max_weight_unscaled": F.softmax(scores, dim=-1).max(dim=-1).values.median().item(),
+            "score_variance": products.var().item(),
+            "score_variance_scaled": (products / math.sqrt(d_k)).var().item(),
+            "max_weight_unscaled": largest.median().item(),
             "max_weight_scaled": F.softmax(scaled, dim=-1).max(dim=-1).values.median().item(),
             "grad_norm_unscaled": softmax_jacobian_norm(scores).item(),
             "grad_norm_scaled": softmax_jacobian_norm(scaled).item(),
+            "example_scores": scores[typical].tolist(),
+            "example_weights_unscaled": F.softmax(scores[typical], dim=-1).tolist(),
+            "example_weights_scaled": F.softmax(scaled[typical], dim=-1).tolist(),
         })
     return rows
 

@@ -117,8 +117,15 @@ def copy_updates(model, ids: list[int]) -> dict:
 
 @torch.no_grad()
 def multi_head_section(models: Models, ids: list[int]) -> dict:
-    inside = models.multi_head.inspect(torch.tensor([ids]))
-    return {"weights": rounded(inside["weights"][0]), "heads": models.head_behaviour}
+    """Each head's weights and output (its weighted values), and the heads' outputs concatenated
+    and projected back into one group, as the following layers receive it."""
+    model = models.multi_head
+    inside = model.inspect(torch.tensor([ids]))
+    mixed = inside["mixed"][0]  # (H, T, d_k)
+    concatenated = mixed.transpose(0, 1).reshape(len(ids), -1)  # (T, H·d_k)
+    return {"weights": rounded(inside["weights"][0]), "heads": models.head_behaviour,
+            "outputs": rounded(mixed), "combined": rounded(model.combine(concatenated)),
+            "config": model.config.to_dict()}
 
 
 def encoder_decoder_section(tokens: list[str], lang: str) -> dict:

@@ -69,8 +69,15 @@ def validate(trace: dict) -> None:
     check_weights(rnn["influence"], T, "rnn.influence")
     heads = trace["multi_head"]["weights"]
     check(len(heads) == len(trace["multi_head"]["heads"]), "multi_head needs a label per head")
+    multi = trace["multi_head"]
     for h, weights in enumerate(heads):
         check_weights(weights, T, f"multi_head.weights[{h}]")
+        check_matrix(multi["outputs"][h], T, multi["config"]["d_k"], f"multi_head.outputs[{h}]")
+    check(len(multi["outputs"]) == len(heads), "multi_head needs an output per head")
+    check_matrix(multi["combined"], T, multi["config"]["d_k"], "multi_head.combined")
+    for row in trace["sqrt_dk"]:
+        check(len(row["example_scores"]) == len(row["example_weights_unscaled"]) == len(row["example_weights_scaled"]),
+              "sqrt_dk examples need a weight per score")
     pair = trace["encoder_decoder"]
     S, U = len(pair["source_tokens"]), len(pair["target_tokens"])
     check_weights(pair["encoder_weights"], S, "encoder_decoder.encoder_weights", causal=False)

@@ -70,7 +70,10 @@ def test_without_scaling_the_softmax_saturates_and_its_gradient_vanishes():
     rows = {row["d_k"]: row for row in measure.sqrt_dk()}
     for d_k, row in rows.items():
         assert abs(row["score_variance"] - d_k) <= 0.15 * d_k
+        assert abs(row["score_variance_scaled"] - 1) <= 0.15
         assert row["max_weight_scaled"] < 0.6
+        assert max(row["example_weights_unscaled"]) == row["max_weight_unscaled"]  # a typical row
+        assert max(row["example_weights_scaled"]) < 0.6
     assert rows[1024]["max_weight_unscaled"] >= 0.99
     assert rows[1024]["grad_norm_unscaled"] < 0.2 * rows[1024]["grad_norm_scaled"]
 

@@ -53,6 +53,22 @@ def test_the_copies_updates_average_to_the_sentences_update(default_trace):
         assert np.abs(copies[-1]).max() > 10 * np.abs(copies[1]).max()
 
 
+def test_the_heads_outputs_concatenated_and_projected_are_what_the_following_layers_get(default_trace, zh_models):
+    import torch
+
+    multi = default_trace["multi_head"]
+    ids = torch.tensor([default_trace["attention"]["token_ids"]])
+    with torch.no_grad():
+        inside = zh_models.multi_head.inspect(ids)
+        outputs = torch.tensor(multi["outputs"])  # (H, T, d_k)
+        concatenated = outputs.transpose(0, 1).reshape(outputs.shape[1], -1)
+        combined = zh_models.multi_head.combine(concatenated)
+        logits = zh_models.multi_head.output(torch.relu(zh_models.multi_head.hidden(combined)))
+    assert torch.allclose(combined, torch.tensor(multi["combined"]), atol=1e-5)
+    assert torch.allclose(logits, inside["logits"][0], atol=1e-4)
+    assert len(multi["outputs"]) == multi["config"]["heads"] == 2
+
+
 def test_the_kv_cache_counts_each_generated_word(default_trace):
     kv, T = default_trace["kv_cache"], len(default_trace["tokens"])
     assert kv["steps_without_cache"] == list(range(1, T + 1)) and kv["steps_with_cache"] == [1] * T
