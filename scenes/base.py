@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from contextlib import contextmanager
 
-from manim import UL, MovingCameraScene, Text
+from manim import UL, FadeOut, MovingCameraScene, Text
 
 from scenes import source
 from scenes.mobjects import label, number
@@ -46,6 +46,12 @@ class ExplainerScene(MovingCameraScene):
         title = label(self.say(self.title_key), 26).to_corner(UL, buff=0.3)
         self.add(title)
         return title
+
+    def clear_stage(self):
+        """Fade out everything but the title, before the next step."""
+        leaving = [m for m in self.mobjects if m is not getattr(self, "title", None)]
+        if leaving:
+            self.play(*(FadeOut(m) for m in leaving))
 
     @contextmanager
     def narration(self, name: str, **values):

@@ -82,12 +82,6 @@ class Training(ExplainerScene):
             self.play(back[1].flow("highlight"), run_time=1.0)
             self.play(back[0].flow("highlight"), run_time=1.0)
 
-    def clear_stage(self):
-        """Fade out everything but the title, before the next step."""
-        leaving = [m for m in self.mobjects if m is not getattr(self, "title", None)]
-        if leaving:
-            self.play(*(FadeOut(m) for m in leaving))
-
     def show_history(self):
         self.clear_stage()
         history = self.training["history"]

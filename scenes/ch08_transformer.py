@@ -42,12 +42,6 @@ class TransformerContributions(ExplainerScene):
         self.softmax_into_weights()
         self.weigh_the_values()
 
-    def clear_stage(self):
-        """Fade out everything but the title, before the next step."""
-        leaving = [m for m in self.mobjects if m is not getattr(self, "title", None)]
-        if leaving:
-            self.play(*(FadeOut(m) for m in leaving))
-
     def word_row(self, y: float, role: str) -> VGroup:
         tokens = self.trace["tokens"]
         pitch = min(1.3, 8.0 / len(tokens))

@@ -33,6 +33,10 @@ CHAPTERS = (
     Chapter(7, "07-kv-cache", "ch07_kv_cache", "KVCache", "ch07.title", max_words=9),
     # The sentence's matrices written out, a row per word.
     Chapter(8, "08-transformer", "ch08_transformer", "TransformerContributions", "ch08.title", max_words=9),
+    Chapter(9, "09-sqrt-dk", "ch09_sqrt_dk", "SqrtDk", "ch09.title"),
+    # Each head's weights as a grid, a row and a column per word.
+    Chapter(10, "10-multi-head", "ch10_multi_head", "MultiHead", "ch10.title", max_words=9),
+    Chapter(11, "11-encoder-decoder", "ch11_encoder_decoder", "EncoderDecoder", "ch11.title"),
 )
 BY_NUMBER = {chapter.number: chapter for chapter in CHAPTERS}
 

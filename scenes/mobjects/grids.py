@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from manim import DOWN, LEFT, RIGHT, Line, Square, Text, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, Line, Square, Text, VGroup, interpolate_color
 
 from scenes.mobjects.nodes import label
 from scenes.theme import role_colour, value_colour
@@ -61,3 +61,32 @@ class HeatGrid(VGroup):
         self.frame.stretch_to_fit_width(self.width).stretch_to_fit_height(self.height).move_to(self)
         self.add(self.frame)
 
+
+
+class WeightGrid(VGroup):
+    """Attention weights as a grid: a row per querying word, a column per word looked at, each cell
+    as bright as its weight, its number written in (``numbers``, made by the caller, row by row;
+    None for a masked cell, which stays dark and empty)."""
+
+    def __init__(self, weights: Sequence[Sequence[float]], row_words: Sequence[str], column_words: Sequence[str],
+                 numbers: Sequence[Sequence[Text | None]], cell: float = 0.6, word_size: float = 18, **kwargs):
+        super().__init__(**kwargs)
+        self.cells, self.rows = VGroup(), []
+        for i, row in enumerate(weights):
+            cells = VGroup()
+            for j, weight in enumerate(row):
+                square = Square(cell, stroke_width=1, stroke_color=role_colour("background"),
+                                fill_color=interpolate_color(role_colour("neutral"), role_colour("highlight"), weight),
+                                fill_opacity=1 if numbers[i][j] is not None else 0.25)
+                square.move_to(RIGHT * j * cell + DOWN * i * cell)
+                cells.add(VGroup(square, numbers[i][j].move_to(square)) if numbers[i][j] is not None else square)
+            self.rows.append(cells)
+            self.cells.add(cells)
+        self.row_labels = VGroup(*(label(w, word_size).next_to(self.cells[i], LEFT, buff=0.15)
+                                   for i, w in enumerate(row_words)))
+        self.column_labels = VGroup(*(label(w, word_size).next_to(self.cells[0][j], UP, buff=0.15)
+                                      for j, w in enumerate(column_words)))
+        self.add(self.cells, self.row_labels, self.column_labels)
+
+    def cell(self, i: int, j: int):
+        return self.rows[i][j]
