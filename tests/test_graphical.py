@@ -1,4 +1,4 @@
-"""Key frames of chapters 1–8 against committed control frames (tests/control_data).
+"""Key frames of chapters 1–11 against committed control frames (tests/control_data).
 
 Regenerate after a deliberate visual change: ./render.sh test tests/test_graphical.py --set_test
 """
@@ -16,6 +16,9 @@ from scenes.ch05_multi_copy import MultiCopyInference
 from scenes.ch06_training import Training
 from scenes.ch07_kv_cache import KVCache
 from scenes.ch08_transformer import TransformerContributions
+from scenes.ch09_sqrt_dk import SqrtDk
+from scenes.ch10_multi_head import MultiHead
+from scenes.ch11_encoder_decoder import EncoderDecoder
 
 __module_test__ = "chapters"
 
@@ -127,3 +130,37 @@ def test_ch08_direct_links(scene):
 @frames_comparison(base_scene=TransformerContributions, renderer_class=MovingCameraRenderer)
 def test_ch08_formula_from_the_real_matrices(scene):
     TransformerContributions.construct(scene)
+
+
+@frames_comparison(base_scene=SqrtDk, renderer_class=MovingCameraRenderer)
+def test_ch09_variance_against_d_k(scene):
+    scene.variance_grows()
+    scene.scaled_variance_stays()
+
+
+@frames_comparison(base_scene=SqrtDk, renderer_class=MovingCameraRenderer)
+def test_ch09_saturation_and_gradients(scene):
+    SqrtDk.construct(scene)
+
+
+@frames_comparison(base_scene=MultiHead, renderer_class=MovingCameraRenderer)
+def test_ch10_heads_and_their_behaviour(scene):
+    scene.one_head()
+    scene.heads_side_by_side()
+    scene.label_behaviours()
+
+
+@frames_comparison(base_scene=MultiHead, renderer_class=MovingCameraRenderer)
+def test_ch10_outputs_concatenated_and_projected(scene):
+    MultiHead.construct(scene)
+
+
+@frames_comparison(base_scene=EncoderDecoder, renderer_class=MovingCameraRenderer)
+def test_ch11_the_architecture(scene):
+    scene.build_encoder()
+    scene.build_decoder()
+
+
+@frames_comparison(base_scene=EncoderDecoder, renderer_class=MovingCameraRenderer)
+def test_ch11_cross_attention(scene):
+    EncoderDecoder.construct(scene)

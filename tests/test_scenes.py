@@ -13,6 +13,9 @@ from scenes.ch05_multi_copy import MultiCopyInference
 from scenes.ch06_training import Training
 from scenes.ch07_kv_cache import KVCache
 from scenes.ch08_transformer import FORMULA, TransformerContributions, glyphs
+from scenes.ch09_sqrt_dk import SqrtDk
+from scenes.ch10_multi_head import MultiHead
+from scenes.ch11_encoder_decoder import EncoderDecoder
 from scenes.mobjects import Connections, NetworkCopy, NodeLayer, TokenRow
 from scenes.strings import STRINGS
 from scenes.theme import FontError, font_for, value_colour
@@ -167,6 +170,48 @@ def test_chapter_8_writes_the_sentences_real_matrices_into_the_formula(scene_tra
     assert shown["rnn at 10"] < shown["transformer at 10"]
 
 
+def test_chapter_9_shows_the_measured_variance_saturation_and_gradients(scene_trace, default_trace):
+    shown = run(SqrtDk).numbers_on_screen
+    rows = {row["d_k"]: row for row in default_trace["sqrt_dk"]}
+    assert shown["variance last"] == rows[1024]["score_variance"]
+    assert shown["scaled variance last"] == rows[1024]["score_variance_scaled"]
+    for d_k, row in rows.items():
+        assert shown[f"max unscaled {d_k}"] == max(row["example_weights_unscaled"]) == row["max_weight_unscaled"]
+        assert shown[f"max scaled {d_k}"] == max(row["example_weights_scaled"])
+        for field in ("max_weight_unscaled", "max_weight_scaled", "grad_norm_unscaled", "grad_norm_scaled"):
+            assert shown[f"{field} {d_k}"] == row[field]
+    assert shown["max unscaled 1024"] > 0.99 > 0.6 > shown["max scaled 1024"]
+    assert shown["grad_norm_unscaled 1024"] < shown["grad_norm_unscaled 4"]
+
+
+def test_chapter_10_shows_each_heads_weights_behaviour_and_the_projection(scene_trace, default_trace):
+    shown = run(MultiHead).numbers_on_screen
+    multi, T = default_trace["multi_head"], len(default_trace["tokens"])
+    for h, weights in enumerate(multi["weights"]):
+        assert [[shown[f"head {h} {i} {j}"] for j in range(i + 1)] for i in range(T)] == \
+            [row[: i + 1] for i, row in enumerate(weights)]
+        head = multi["heads"][h]
+        assert shown[f"share {h}"] == head["shares"][head["looks_at"]]
+        assert [shown[f"output {h} {i}"] for i in range(multi["config"]["d_k"])] == multi["outputs"][h][T - 2]
+    assert [shown[f"combined {i}"] for i in range(multi["config"]["d_k"])] == multi["combined"][T - 2]
+    assert shown["one head 2 0"] == default_trace["attention"]["weights"][2][0]
+    assert len({head["looks_at"] for head in multi["heads"]}) >= 2
+
+
+def test_chapter_11_shows_the_translators_real_weights(scene_trace, default_trace):
+    shown = run(EncoderDecoder).numbers_on_screen
+    pair = default_trace["encoder_decoder"]
+    S, U = len(pair["source_tokens"]), len(pair["target_tokens"])
+    assert [[shown[f"encoder {i} {j}"] for j in range(S)] for i in range(S)] == pair["encoder_weights"]
+    assert [[shown[f"cross {i} {j}"] for j in range(S)] for i in range(U)] == pair["cross_weights"]
+    for i in range(U):
+        assert [shown[f"decoder {i} {j}"] for j in range(i + 1)] == pair["decoder_weights"][i][: i + 1]
+        assert f"decoder {i} {i + 1}" not in shown
+    assert shown["exact match"] == pair["exact_match"] >= 0.95
+    cat = pair["target_tokens"].index("cat")
+    assert max(range(S), key=lambda j: shown[f"cross {cat} {j}"]) == pair["source_tokens"].index("猫")
+
+
 def test_the_formulas_parts_are_found_by_their_glyphs():
     from scenes.mobjects import label
 
@@ -200,10 +245,16 @@ def test_every_chapter_constructs_for_another_corpus_sentence(other_sentence):
     assert run(Training).numbers_on_screen[f"score {training['key_index']}"] == training["history"][-1]["key_score"]
     assert run(KVCache).numbers_on_screen["without cache total"] == other_sentence["kv_cache"]["projections_without_cache"]
     assert run(TransformerContributions).numbers_on_screen[f"weight {query} 0"] == attention["weights"][query][0]
+    assert run(SqrtDk).numbers_on_screen["variance last"] == other_sentence["sqrt_dk"][-1]["score_variance"]
+    multi = other_sentence["multi_head"]
+    assert run(MultiHead).numbers_on_screen[f"head 1 {query} 0"] == multi["weights"][1][query][0]
+    pair = other_sentence["encoder_decoder"]
+    assert run(EncoderDecoder).numbers_on_screen["cross 0 0"] == pair["cross_weights"][0][0]
 
 
 @pytest.mark.parametrize("chapter", [NetworkBasics, ScaleProblem, RNNDilution, AttentionNodes, MultiCopyInference,
-                                     Training, KVCache, TransformerContributions])
+                                     Training, KVCache, TransformerContributions, SqrtDk, MultiHead,
+                                     EncoderDecoder])
 def test_a_full_run_narrates_as_many_lines_as_the_progress_total_says(scene_trace, chapter):
     assert run(chapter).narrated == chapter.narration_lines
 
