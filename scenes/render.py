@@ -290,9 +290,24 @@ def join_clips(clips: list[Path], chapters: list[dict], target: Path, work: Path
                    check=True)
 
 
+SHEET_COLUMNS = 4
+
+
+def sheet_layout(count: int) -> str:
+    """ffmpeg's filter placing ``count`` equal frames in rows of SHEET_COLUMNS, left to right."""
+    if count == 1:
+        return "null"
+    places = []
+    for i in range(count):
+        row, column = divmod(i, SHEET_COLUMNS)
+        places.append(f"{'+'.join(['w0'] * column) or 0}_{'+'.join(['h0'] * row) or 0}")
+    return f"xstack=inputs={count}:layout={'|'.join(places)}:fill=black"
+
+
 def contact_sheet(frames: list[Path], target: Path) -> None:
+    """The chapters' key frames in a grid, at half size."""
     inputs = [arg for frame in frames for arg in ("-i", str(frame))]
-    layout = f"hstack=inputs={len(frames)}" if len(frames) > 1 else "null"
+    layout = sheet_layout(len(frames))
     subprocess.run(["ffmpeg", "-v", "error", "-y", *inputs, "-filter_complex", f"{layout},scale=iw/2:-1",
                     "-frames:v", "1", "-update", "1", str(target)], check=True)
 

@@ -131,3 +131,20 @@ def test_png_frames_with_a_transparent_background(tmp_path):
     assert len(frames) == chapter["frames"]
     with Image.open(frames[len(frames) // 2]) as frame:
         assert frame.mode == "RGBA" and frame.getpixel((2, 2))[3] < 255
+
+
+@pytest.mark.parametrize("count, columns, rows", [(1, 1, 1), (3, 3, 1), (11, 4, 3)])
+def test_the_contact_sheet_lays_key_frames_in_rows_of_four(tmp_path, count, columns, rows):
+    from PIL import Image
+
+    from scenes.render import contact_sheet
+
+    frames = []
+    for i in range(count):
+        frames.append(tmp_path / f"{i:02d}.png")
+        Image.new("RGB", (40, 20), (20 * i, 0, 0)).save(frames[-1])
+    contact_sheet(frames, tmp_path / "sheet.png")
+    sheet = Image.open(tmp_path / "sheet.png")
+    assert sheet.size == (columns * 20, rows * 10)  # half size
+    if count > 1:
+        assert sheet.getpixel((0, 0))[0] < sheet.getpixel((columns * 20 - 5, 5))[0]  # later frames to the right
