@@ -11,6 +11,7 @@ from scenes.mobjects import NodeLayer, WeightGrid, label
 from scenes.theme import role_colour
 
 GRID_WIDTH = 12.0  # room for all heads' grids side by side
+GRID_HEIGHT = 4.2
 NODE = dict(radius=0.15, spacing=0.42, direction=RIGHT, show_values=True, value_size=11)
 
 
@@ -33,7 +34,7 @@ class MultiHead(ExplainerScene):
         return WeightGrid(weights, tokens, tokens, numbers, cell=cell, word_size=min(18, 30 * cell))
 
     def cell_size(self, grids: int) -> float:
-        return min(0.75, (GRID_WIDTH / grids - 1.2) / len(self.trace["tokens"]))
+        return min(0.75, (GRID_WIDTH / grids - 1.2) / len(self.trace["tokens"]), GRID_HEIGHT / len(self.trace["tokens"]))
 
     def one_head(self):
         self.title = self.show_title()

@@ -13,6 +13,7 @@ from scenes.theme import role_colour
 
 BLOCK = {"width": 3.6, "height": 0.7}
 COLUMNS = {"encoder": -3.3, "decoder": 3.0}
+HALF = 5.0  # width for the cells of one grid when two share the screen
 
 
 def block(text: str, role: str) -> VGroup:
@@ -82,7 +83,8 @@ class EncoderDecoder(ExplainerScene):
     def encode_the_source(self):
         self.clear_stage()
         source = self.pair["source_tokens"]
-        self.encoder_grid = self.grid("encoder", self.pair["encoder_weights"], source, source, False, 0.62)
+        self.encoder_grid = self.grid("encoder", self.pair["encoder_weights"], source, source, False,
+                                      min(0.62, HALF / len(source)))
         self.encoder_grid.move_to([-3.6, -0.3, 0])
         title = VGroup(self.word("encoder", 22), self.word("self_attention", 20, "key")).arrange(RIGHT, buff=0.3)
         title.next_to(self.encoder_grid, UP, buff=0.25)
@@ -91,7 +93,7 @@ class EncoderDecoder(ExplainerScene):
 
     def decode_under_the_mask(self):
         target = self.pair["target_tokens"]
-        cell = min(0.62, 5.4 / (len(target) + 1))
+        cell = min(0.62, HALF / len(target))
         self.decoder_grid = self.grid("decoder", self.pair["decoder_weights"], target, ["<s>"] + target[:-1], True, cell)
         self.decoder_grid.move_to([3.4, -0.3, 0])
         title = VGroup(self.word("decoder", 22), self.word("masked_self_attention", 20, "query")).arrange(RIGHT, buff=0.3)

@@ -84,9 +84,14 @@ class WeightGrid(VGroup):
             self.cells.add(cells)
         self.row_labels = VGroup(*(label(w, word_size).next_to(self.cells[i], LEFT, buff=0.15)
                                    for i, w in enumerate(row_words)))
-        self.column_labels = VGroup(*(label(w, word_size).next_to(self.cells[0][j], UP, buff=0.15)
+        self.column_labels = VGroup(*(fitted(label(w, word_size), 0.95 * cell).next_to(self.cells[0][j], UP, buff=0.15)
                                       for j, w in enumerate(column_words)))
         self.add(self.cells, self.row_labels, self.column_labels)
 
     def cell(self, i: int, j: int):
         return self.rows[i][j]
+
+
+def fitted(text: Text, width: float) -> Text:
+    """``text`` shrunk to ``width`` if it is wider."""
+    return text.scale_to_fit_width(width) if text.width > width else text
