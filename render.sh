@@ -2,6 +2,7 @@
 # attention-explainer: set-up and entry point.
 #   ./render.sh            render the explainer (sets everything up first)
 #   ./render.sh test       set everything up and run the test suite
+#   ./render.sh slides     the explainer as an offline HTML slide deck
 #   ./render.sh --help     all commands
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -49,9 +50,36 @@ install_python_environment() {
     echo "$want" > "$stamp"
 }
 
+# The slide deck's player: reveal.js from the npm registry (the version manim-slides targets),
+# checked against its hash and unpacked into the venv, so that decks play with no network.
+REVEAL_VERSION=6.0.1
+REVEAL_SHA256=7a3bc5096c435b893fd7488ff444c1c1c232e1e6987b6de68696e706437d0a4f
+install_reveal_js() {
+    local target="$VENV/share/reveal.js"
+    [ -f "$target/dist/reveal.js" ] && [ "$(cat "$target/.version" 2>/dev/null)" = "$REVEAL_VERSION" ] && return 0
+    say "installing reveal.js $REVEAL_VERSION (the slide deck's player) into $target"
+    "$VENV/bin/python" - "$target" "$REVEAL_VERSION" "$REVEAL_SHA256" <<'PY'
+import hashlib, io, shutil, sys, tarfile, urllib.request
+from pathlib import Path
+target, version, expected = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+url = f"https://registry.npmjs.org/reveal.js/-/reveal.js-{version}.tgz"
+data = urllib.request.urlopen(url, timeout=60).read()
+if hashlib.sha256(data).hexdigest() != expected:
+    sys.exit(f"error: {url} does not have the expected sha256; not installed")
+shutil.rmtree(target, ignore_errors=True)
+with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+    members = [m for m in archive.getmembers() if m.name.startswith("package/dist/") and m.isfile()]
+    for member in members:
+        member.name = member.name.removeprefix("package/")
+    archive.extractall(target, members=members, filter="data")
+(target / ".version").write_text(version)
+PY
+}
+
 setup() {
     install_system_packages
     install_python_environment
+    install_reveal_js
 }
 
 case "${1:-}" in
@@ -66,6 +94,11 @@ case "${1:-}" in
     trace|train)
         setup
         exec "$VENV/bin/python" -m model.cli "$@"
+        ;;
+    slides)
+        shift
+        setup
+        exec "$VENV/bin/python" -m scenes.render --slides "$@"
         ;;
     *)
         setup

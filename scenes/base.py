@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from contextlib import contextmanager
 
-from manim import UL, FadeOut, MovingCameraScene, Text
+from manim import UL, FadeOut, ManimColor, MovingCameraScene, Text
 
 from scenes import source
 from scenes.mobjects import label, number
@@ -26,7 +26,7 @@ class ExplainerScene(MovingCameraScene):
         super().setup()
         self.trace = source.current_trace()
         self.lang = source.language()
-        self.camera.background_color = theme().background
+        self.camera.background_color = ManimColor(theme().background)
         self.numbers_on_screen: dict[str, float] = {}
         self.narrated = 0
 
@@ -53,10 +53,19 @@ class ExplainerScene(MovingCameraScene):
         if leaving:
             self.play(*(FadeOut(m) for m in leaving))
 
+    def begin_step(self, name: str, line: str) -> None:
+        """A narrated step starts a new section: with --sections each becomes its own clip."""
+        self.next_section(self.section_name(name))
+
+    def section_name(self, name: str) -> str:
+        """The step's number and name: "03-flow" for the third step, narrated by "ch04.flow"."""
+        return f"{self.narrated + 1:02d}-{name.split('.')[-1]}"
+
     @contextmanager
     def narration(self, name: str, **values):
         """Narrate a step: its line becomes a subcaption spanning the step, held long enough to read."""
         line = self.say(name, **values)
+        self.begin_step(name, line)
         start = self.time
         yield line
         needed = max(MIN_LINE_SECONDS, len(line) / CHARACTERS_PER_SECOND[self.lang])

@@ -33,12 +33,14 @@ from scenes import subtitles
 from scenes.chapters import BY_NUMBER, CHAPTERS, Chapter, too_long_for
 from scenes.source import PROJECT
 from scenes.strings import text
+from scenes.theme import THEMES, Theme
 
 QUALITIES = {"l": "480p15", "m": "720p30", "h": "1080p60", "k": "2160p60"}  # Manim's -q letters
 FORMATS = ("mp4", "webm", "mov", "gif", "png")
 VIDEO_FORMATS = ("mp4", "webm", "mov")  # the ones joined into the whole explainer
-# A png chapter is a folder of frames, cut from Manim's lossless mov (PNG-coded QuickTime).
-MANIM_FORMAT = {"png": "mov"}
+# A png chapter is a folder of frames, cut from Manim's lossless mov (PNG-coded QuickTime); a gif is
+# made from the mp4 with one palette at a lower frame rate (Manim's own GIFs are tens of MB).
+MANIM_FORMAT = {"png": "mov", "gif": "mp4"}
 
 
 class RenderError(RuntimeError):
@@ -62,6 +64,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--chapters", help="comma-separated chapter numbers (default: all; see ./render.sh list)")
     p.add_argument("--format", default="mp4", help="mp4 (default), webm, mov, gif, or png (a folder of frames)")
     p.add_argument("--transparent", action="store_true", help="transparent background (webm, mov or png)")
+    p.add_argument("--theme", default="dark", help="dark (default) or light (for slides and print)")
+    p.add_argument("--subtitles", default="file", help="file: .srt beside each clip (default); burn: also "
+                   "drawn into the video (mp4, webm, mov)")
+    p.add_argument("--sections", action="store_true", help="also one clip per narrated step of each chapter, "
+                   "with an index (mp4, webm, mov)")
+    p.add_argument("--slides", action="store_true", help="also a slide deck (slides/explainer.html) that plays "
+                   "offline in a browser, a slide per step, the narration as speaker notes")
     p.add_argument("--out", help="output folder (default: out/<sentence>/<lang>-<quality>)")
     p.add_argument("--jobs", default=str(os.cpu_count() or 1), help="chapters rendered at once (default: cores)")
     return p
@@ -78,6 +87,10 @@ class Request:
     transparent: bool
     out: Path
     jobs: int
+    theme: str = "dark"
+    burn_subtitles: bool = False
+    sections: bool = False
+    slides: bool = False
 
 
 def request_from(args) -> Request:
@@ -90,6 +103,18 @@ def request_from(args) -> Request:
         raise UsageError(f"unknown format {args.format!r}: use one of {', '.join(FORMATS)}")
     if args.transparent and args.format not in ("webm", "mov", "png"):
         raise UsageError("--transparent needs --format webm, mov or png")
+    if args.theme not in THEMES:
+        raise UsageError(f"unknown theme {args.theme!r}: use dark or light")
+    if args.subtitles not in ("file", "burn"):
+        raise UsageError(f"--subtitles {args.subtitles!r}: use file or burn")
+    for wanted, flag in ((args.subtitles == "burn", "--subtitles burn"), (args.sections, "--sections"),
+                         (args.slides, "--slides")):
+        if wanted and args.format not in VIDEO_FORMATS:
+            raise UsageError(f"{flag} needs a video format: --format mp4, webm or mov")
+    if args.subtitles == "burn" and args.transparent:
+        raise UsageError("--subtitles burn draws on an opaque band: leave out --transparent")
+    if args.slides and args.format != "mp4":
+        raise UsageError("--slides needs --format mp4 (what browsers play)")
     try:
         jobs = int(args.jobs)
     except ValueError:
@@ -103,7 +128,8 @@ def request_from(args) -> Request:
                                            / f"{args.lang}-{QUALITIES[args.quality]}")
     check_output_folder(out)
     return Request(sentence, args.corpus, args.lang, args.quality, chapters_from(args.chapters),
-                   args.format, args.transparent, out, jobs)
+                   args.format, args.transparent, out, jobs, args.theme, args.subtitles == "burn", args.sections,
+                   args.slides)
 
 
 def chapters_from(value: str | None) -> tuple[Chapter, ...]:
@@ -155,13 +181,24 @@ def build_trace(request: Request, work: Path) -> dict:
 def chapter_key(chapter: Chapter, request: Request, trace: dict) -> str:
     """What a chapter's clip depends on: reused when unchanged, redrawn otherwise."""
     sources = b"".join(p.read_bytes() for p in sorted((PROJECT / "scenes").rglob("*.py")))
-    parts = [trace["hash"], request.quality, request.format, str(request.transparent), chapter.slug,
-             hashlib.sha256(sources).hexdigest()]
+    parts = [trace["hash"], request.quality, request.format, str(request.transparent), request.theme,
+             str(request.burn_subtitles), str(request.sections), chapter.slug, hashlib.sha256(sources).hexdigest()]
     return hashlib.sha256("|".join(parts).encode()).hexdigest()
 
 
-def render_chapter(chapter: Chapter, request: Request, trace_path: Path, work: Path) -> tuple[Path, Path | None]:
-    """Render one chapter in its own Manim process and media folder; (clip, subtitles)."""
+@dataclass(frozen=True)
+class Rendered:
+    clip: Path
+    srt: Path | None
+    sections: Path | None  # Manim's folder of section clips and their index, with --sections
+
+
+def scene_name(chapter: Chapter, request: Request) -> str:
+    return f"{chapter.scene}Slide" if request.slides else chapter.scene
+
+
+def render_chapter(chapter: Chapter, request: Request, trace_path: Path, work: Path) -> Rendered:
+    """Render one chapter in its own Manim process and media folder."""
     media = work / chapter.slug
     manim_format = MANIM_FORMAT.get(request.format, request.format)
     command = [sys.executable, "-m", "manim", "render", "--quality", request.quality,
@@ -169,17 +206,23 @@ def render_chapter(chapter: Chapter, request: Request, trace_path: Path, work: P
                "--progress_bar", "none", "--verbosity", "WARNING"]
     if request.transparent:
         command.append("--transparent")
-    command += [str(chapter.path), chapter.scene]
+    if request.sections:
+        command.append("--save_sections")
+    # As slides, the chapter's class comes from scenes/slides.py, which makes each one a manim-slides Slide.
+    source = PROJECT / "scenes" / "slides.py" if request.slides else chapter.path
+    command += [str(source), scene_name(chapter, request)]
     env = {**os.environ, "ATTENTION_TRACE": str(trace_path), "ATTENTION_LANG": request.lang,
-           "ATTENTION_PROGRESS": str(progress_file(work, chapter))}
+           "ATTENTION_THEME": request.theme, "ATTENTION_PROGRESS": str(progress_file(work, chapter)),
+           "ATTENTION_SLIDES": str(work / "slides")}
     result = subprocess.run(command, cwd=PROJECT, env=env, capture_output=True, text=True)
-    clips = [p for p in (media / "videos").rglob(f"{chapter.scene}.*")
-             if p.suffix.lstrip(".") == manim_format] if result.returncode == 0 else []
+    clips = [p for p in (media / "videos").rglob(f"{scene_name(chapter, request)}.*")
+             if p.suffix.lstrip(".") == manim_format and p.parent.name != "sections"] if result.returncode == 0 else []
     if not clips:
         tail = "\n".join((result.stderr or result.stdout).strip().splitlines()[-15:])
         raise RenderError(f"chapter {chapter.number} failed to render:\n{tail}")
     srt = clips[0].with_suffix(".srt")
-    return clips[0], srt if srt.exists() else None
+    sections = clips[0].parent / "sections"
+    return Rendered(clips[0], srt if srt.exists() else None, sections if request.sections else None)
 
 
 def progress_file(work: Path, chapter: Chapter) -> Path:
@@ -224,7 +267,7 @@ class Progress:
                 say(f"  rendering: {busy}")
 
 
-def render_all(request: Request, todo: list[Chapter], trace_path: Path, work: Path) -> dict[str, tuple]:
+def render_all(request: Request, todo: list[Chapter], trace_path: Path, work: Path) -> dict[str, Rendered]:
     progress = Progress(work)
     reporter = threading.Thread(target=progress.report, daemon=True)
     reporter.start()
@@ -323,6 +366,67 @@ def publish(staged: Path, out: Path) -> None:
         os.replace(path, target)
 
 
+def burn_subtitles(clip: Path, srt: Path, target: Path, work: Path, theme: Theme) -> None:
+    """The clip with its narration drawn in (for players that ignore .srt files): a band in the
+    background colour is added below the picture, so that no line ever covers the drawing, and the
+    line is written in it in the theme's font and text colour."""
+    local = work / f"burn-{target.stem}.srt"  # a plain path: the subtitles filter parses its argument
+    shutil.copy(srt, local)
+    style = (f"FontName={theme.font},FontSize=14,PrimaryColour={ass_colour(theme.text)},"
+             f"OutlineColour={ass_colour(theme.background)},BorderStyle=1,Outline=1,Shadow=0,MarginV=9")
+    band = f"pad=iw:ih+2*trunc(ih/16):0:0:color={theme.background}"  # ⅛ of the height, kept even
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", str(clip), "-vf",
+                    f"{band},subtitles={local}:force_style='{style}'", "-c:a", "copy", str(target)], check=True)
+
+
+GIF_WIDTH, GIF_FPS = 640, 10  # about 2 MB for a 45-second chapter; Manim's own GIF at 480p15 is ~30× that
+
+
+def make_gif(clip: Path, target: Path) -> None:
+    """A GIF small enough for slides and documents: 640 px wide, 10 frames a second, one palette."""
+    graph = (f"fps={GIF_FPS},scale='min({GIF_WIDTH},iw)':-2:flags=lanczos,split[a][b];"
+             "[a]palettegen=max_colors=128:stats_mode=diff[p];[b][p]paletteuse=dither=bayer:bayer_scale=4:diff_mode=rectangle")
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", str(clip), "-vf", graph, str(target)], check=True)
+
+
+def ass_colour(hex_colour: str) -> str:
+    """#RRGGBB as an ASS subtitle colour, &H00BBGGRR."""
+    return f"&H00{hex_colour[5:7]}{hex_colour[3:5]}{hex_colour[1:3]}".upper()
+
+
+def stage_sections(sections: Path, folder: Path) -> None:
+    """A chapter's section clips, named by step, with index.json: [{name, file, duration}]."""
+    folder.mkdir()
+    listing = json.loads(next(sections.glob("*.json")).read_text(encoding="utf-8"))
+    index = []
+    for number, section in enumerate(listing, start=1):
+        source = sections / section["video"]
+        name = f"{number:02d}-{section['name'].split('-', 1)[-1]}{source.suffix}"
+        shutil.copy(source, folder / name)
+        index.append({"name": section["name"], "file": name, "duration": float(section["duration"])})
+    (folder / "index.json").write_text(json.dumps({"sections": index, "duration": sum(s["duration"] for s in index)},
+                                                  ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+
+
+REVEAL = Path(sys.prefix) / "share" / "reveal.js"  # reveal.js from the npm registry, set up by render.sh
+
+
+def build_deck(scenes: list[str], request: Request, work: Path, folder: Path) -> None:
+    """The chapters' slides as one HTML deck with manim-slides, reveal.js beside it: plays offline."""
+    if not (REVEAL / "dist" / "reveal.js").exists():
+        raise RenderError(f"reveal.js is missing from {REVEAL}: run ./render.sh setup")
+    folder.mkdir()
+    shutil.copytree(REVEAL / "dist", folder / "reveal.js" / "dist")
+    theme = THEMES[request.theme]
+    command = [sys.executable, "-m", "manim_slides", "convert", "--folder", str(work / "slides"), "--to", "html",
+               *scenes, str(folder / "explainer.html"), "-ccdn_url=reveal.js", "-creveal_version=6.0.1",
+               f"-ctitle={text(request.lang, 'deck.title')}", f"-cbackground_color={theme.background}",
+               f"-creveal_theme={'black' if request.theme == 'dark' else 'white'}"]
+    result = subprocess.run(command, cwd=PROJECT, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RenderError(f"making the slide deck failed:\n{result.stderr.strip()[-2000:]}")
+
+
 def frames(clip: Path, folder: Path) -> None:
     folder.mkdir()
     subprocess.run(["ffmpeg", "-v", "error", "-i", str(clip), str(folder / "frame-%04d.png")], check=True)
@@ -359,7 +463,9 @@ def run(request: Request) -> Path:
             staging = tempfile.mkdtemp(prefix=".staging-", dir=request.out)
             old = {c["slug"]: c for c in previous_manifest(request.out).get("chapters", [])}
             keys = {c.slug: chapter_key(c, request, trace) for c in request.chapters}
-            todo = [c for c in request.chapters if not reusable(old.get(c.slug), keys[c.slug], request.out)]
+            # A deck needs every chapter's slides, which only a render makes: with --slides nothing is reused.
+            todo = [c for c in request.chapters
+                    if request.slides or not reusable(old.get(c.slug), keys[c.slug], request.out)]
             for chapter in request.chapters:
                 if chapter not in todo:
                     say(f"  chapter {chapter.number}: unchanged, reused")
@@ -379,20 +485,28 @@ def stage(request, trace, rendered, old, keys, staged: Path, work: Path) -> list
     for chapter in request.chapters:
         clip_name = chapter.slug if request.format == "png" else f"{chapter.slug}.{request.format}"
         if chapter.slug in rendered:
-            clip, srt = rendered[chapter.slug]
+            done = rendered[chapter.slug]
+            clip = done.clip
             if request.format == "png":
                 frames(clip, staged / clip_name)
+            elif request.format == "gif":
+                make_gif(clip, staged / clip_name)
+            elif request.burn_subtitles and done.srt:
+                burn_subtitles(clip, done.srt, staged / clip_name, work, THEMES[request.theme])
             else:
                 shutil.copy(clip, staged / clip_name)
-            if srt:
-                shutil.copy(srt, staged / f"{chapter.slug}.srt")
-            facts = probe(clip)
+            if done.srt:
+                shutil.copy(done.srt, staged / f"{chapter.slug}.srt")
+            if done.sections:
+                stage_sections(done.sections, staged / f"{chapter.slug}-sections")
+            facts = probe(staged / clip_name if request.format == "gif" else clip)
             key_frame(clip, staged / f"{chapter.slug}.png")
         else:
             facts = {k: old[chapter.slug][k] for k in ("duration", "frames")}
         where = staged if chapter.slug in rendered else request.out
         entries.append({"number": chapter.number, "slug": chapter.slug, "file": clip_name,
-                        "title": text(request.lang, chapter.title_key), "key": keys[chapter.slug], **facts})
+                        "title": text(request.lang, chapter.title_key), "key": keys[chapter.slug], **facts,
+                        **({"sections": f"{chapter.slug}-sections/index.json"} if request.sections else {})})
         clips.append(where / clip_name)
         srts.append(where / f"{chapter.slug}.srt")
         key_frames.append(where / f"{chapter.slug}.png")
@@ -401,12 +515,15 @@ def stage(request, trace, rendered, old, keys, staged: Path, work: Path) -> list
     contact_sheet([f for f in key_frames if f.exists()], staged / "contact-sheet.png")
     subtitles.join([p if p.exists() else None for p in srts], [e["duration"] for e in entries],
                    staged / "explainer.srt")
+    if request.slides:
+        build_deck([scene_name(c, request) for c in request.chapters], request, work, staged / "slides")
     (staged / "trace.json").write_text(json.dumps(trace, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     manifest = {"sentence": request.sentence, "tokens": trace["tokens"], "lang": request.lang,
                 "quality": QUALITIES[request.quality], "format": request.format,
                 "models_digest": trace["models_digest"], "corpus_digest": trace["corpus"]["digest"],
                 "trace_hash": trace["hash"], "chapters": entries,
                 "explainer": f"explainer.{request.format}" if request.format in VIDEO_FORMATS else None,
+                "slides": "slides/explainer.html" if request.slides else None, "theme": request.theme,
                 "duration": sum(e["duration"] for e in entries)}
     (staged / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False, indent=1) + "\n",
                                           encoding="utf-8")

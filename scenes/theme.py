@@ -1,13 +1,14 @@
 """Colours by meaning, one value→colour mapping, and fonts that really have the glyphs.
 
-Mobjects look the theme up when they are built (``theme()``), so switching it takes effect for
-everything built afterwards.
+Mobjects look the theme up when they are built (``theme()``, from ATTENTION_THEME), so switching
+it takes effect for everything built afterwards.
 """
 
 from __future__ import annotations
 
 import functools
 import math
+import os
 import subprocess
 from dataclasses import dataclass
 
@@ -38,11 +39,20 @@ DARK = Theme(
     font="Noto Sans CJK SC",
 )
 
-_current = DARK
+# For slides and print: dark text on a light background, hues deep enough to read on white.
+LIGHT = Theme(
+    background="#FBFAF7", text="#1F2430", muted="#8A909C",
+    input="#4C8A2E", query="#C8610A", key="#1C6FB8", value="#8B3DB8", output="#9A6A00",
+    highlight="#D0343A", negative="#2563EB", neutral="#E6E4DE", positive="#E08A00",
+    font="Noto Sans CJK SC",
+)
+
+THEMES = {"dark": DARK, "light": LIGHT}
 
 
 def theme() -> Theme:
-    return _current
+    """The theme named by ATTENTION_THEME (dark by default), read when a mobject is built."""
+    return THEMES.get(os.environ.get("ATTENTION_THEME", "dark"), DARK)
 
 
 def role_colour(role: str) -> ManimColor:
