@@ -28,7 +28,7 @@ class ExplainerScene(MovingCameraScene):
         self.lang = source.language()
         self.camera.background_color = ManimColor(theme().background)
         self.numbers_on_screen: dict[str, float] = {}
-        self.narrated = 0
+        self.spoken: list[str] = []  # the narration so far, line by line
 
     def say(self, line: str, **values) -> str:
         return text(self.lang, line, **values)
@@ -59,7 +59,7 @@ class ExplainerScene(MovingCameraScene):
 
     def section_name(self, name: str) -> str:
         """The step's number and name: "03-flow" for the third step, narrated by "ch04.flow"."""
-        return f"{self.narrated + 1:02d}-{name.split('.')[-1]}"
+        return f"{len(self.spoken) + 1:02d}-{name.split('.')[-1]}"
 
     @contextmanager
     def narration(self, name: str, **values):
@@ -73,8 +73,8 @@ class ExplainerScene(MovingCameraScene):
         if elapsed < needed:
             self.wait(needed - elapsed)
         self.add_subcaption(line, duration=self.time - start, offset=start - self.time)
-        self.narrated += 1
-        report_progress(self.narrated, self.narration_lines)
+        self.spoken.append(line)
+        report_progress(len(self.spoken), self.narration_lines)
 
 
 def report_progress(done: int, total: int) -> None:

@@ -124,7 +124,7 @@ def request_from(args) -> Request:
     if args.corpus is not None and not Path(args.corpus).is_file():
         raise UsageError(f"cannot read corpus {args.corpus}: no such file")
     sentence = args.sentence if args.sentence is not None else STORIES[args.lang].default_sentence
-    out = Path(args.out) if args.out else (PROJECT / "out" / sentence_folder(sentence)
+    out = Path(args.out).absolute() if args.out else (PROJECT / "out" / sentence_folder(sentence)
                                            / f"{args.lang}-{QUALITIES[args.quality]}")
     check_output_folder(out)
     return Request(sentence, args.corpus, args.lang, args.quality, chapters_from(args.chapters),

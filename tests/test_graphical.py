@@ -1,4 +1,5 @@
-"""Key frames of chapters 1–11 against committed control frames (tests/control_data).
+"""Key frames of chapters 1–11 (and two in the light theme) against committed control frames
+(tests/control_data).
 
 Regenerate after a deliberate visual change: ./render.sh test tests/test_graphical.py --set_test
 """
@@ -163,4 +164,21 @@ def test_ch11_the_architecture(scene):
 
 @frames_comparison(base_scene=EncoderDecoder, renderer_class=MovingCameraRenderer)
 def test_ch11_cross_attention(scene):
+    EncoderDecoder.construct(scene)
+
+
+@pytest.fixture
+def light_theme(monkeypatch):
+    monkeypatch.setenv("ATTENTION_THEME", "light")
+
+
+@pytest.mark.usefixtures("light_theme")
+@frames_comparison(base_scene=AttentionNodes, renderer_class=MovingCameraRenderer)
+def test_light_ch04_prediction(scene):
+    AttentionNodes.construct(scene)
+
+
+@pytest.mark.usefixtures("light_theme")
+@frames_comparison(base_scene=EncoderDecoder, renderer_class=MovingCameraRenderer)
+def test_light_ch11_cross_attention(scene):
     EncoderDecoder.construct(scene)

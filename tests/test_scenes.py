@@ -256,7 +256,7 @@ def test_every_chapter_constructs_for_another_corpus_sentence(other_sentence):
                                      Training, KVCache, TransformerContributions, SqrtDk, MultiHead,
                                      EncoderDecoder])
 def test_a_full_run_narrates_as_many_lines_as_the_progress_total_says(scene_trace, chapter):
-    assert run(chapter).narrated == chapter.narration_lines
+    assert len(run(chapter).spoken) == chapter.narration_lines
 
 
 def test_the_query_word_is_a_class_attribute(scene_trace, default_trace):
@@ -274,3 +274,43 @@ def test_too_many_copies_are_refused_with_a_clear_message(tmp_path, monkeypatch)
     monkeypatch.setenv("ATTENTION_TRACE", str(path))
     with pytest.raises(ValueError, match="at most 8 network copies"):
         run(MultiCopyInference)
+
+
+@pytest.fixture
+def english_sentence(tmp_path, monkeypatch):
+    from model.trace import build_trace
+    from model.trace_schema import save_trace
+
+    path = tmp_path / "trace.json"
+    save_trace(build_trace("the cat likes to catch mice", "en"), path)
+    monkeypatch.setenv("ATTENTION_TRACE", str(path))
+    monkeypatch.setenv("ATTENTION_LANG", "en")
+
+
+# Chapter 11 shows the translator's Chinese source sentence: Chinese there is the data, not the language.
+@pytest.mark.parametrize("chapter", [NetworkBasics, ScaleProblem, RNNDilution, AttentionNodes, MultiCopyInference,
+                                     Training, KVCache, TransformerContributions, SqrtDk, MultiHead])
+def test_an_english_chapter_puts_no_chinese_on_screen(english_sentence, monkeypatch, chapter):
+    import scenes.mobjects.nodes as nodes
+
+    written = []
+    monkeypatch.setattr(nodes, "font_for", lambda text: written.append(text) or font_for(text))
+    run(chapter)
+    assert written and not [t for t in written if any("\u3000" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef" for ch in t)]
+
+
+def test_chapter_3_says_the_rnn_falls_only_where_it_was_measured_to(english_sentence):
+    from scenes.strings import STRINGS
+
+    spoken = run(RNNDilution).spoken  # English: the RNN never learned the object, near or far
+    flat, falls = STRINGS["en"]["ch03.accuracy_flat"].split("(")[0], STRINGS["en"]["ch03.accuracy"].split("(")[0]
+    assert any(line.startswith(flat) for line in spoken) and not any(line.startswith(falls) for line in spoken)
+
+
+def test_chapter_3_in_chinese_says_the_rnn_falls(scene_trace, default_trace):
+    from scenes.strings import STRINGS
+
+    rows = default_trace["accuracy_by_distance"]
+    assert rows[0]["rnn"] - rows[-1]["rnn"] > 0.05
+    falls = STRINGS["zh"]["ch03.accuracy"].split("（")[0]
+    assert any(line.startswith(falls) for line in run(RNNDilution).spoken)
