@@ -336,7 +336,7 @@ def join_clips(clips: list[Path], chapters: list[dict], target: Path, work: Path
 SHEET_COLUMNS = 4
 
 
-def sheet_layout(count: int) -> str:
+def sheet_layout(count: int, fill: str = "black") -> str:
     """ffmpeg's filter placing ``count`` equal frames in rows of SHEET_COLUMNS, left to right."""
     if count == 1:
         return "null"
@@ -344,13 +344,13 @@ def sheet_layout(count: int) -> str:
     for i in range(count):
         row, column = divmod(i, SHEET_COLUMNS)
         places.append(f"{'+'.join(['w0'] * column) or 0}_{'+'.join(['h0'] * row) or 0}")
-    return f"xstack=inputs={count}:layout={'|'.join(places)}:fill=black"
+    return f"xstack=inputs={count}:layout={'|'.join(places)}:fill={fill}"
 
 
-def contact_sheet(frames: list[Path], target: Path) -> None:
-    """The chapters' key frames in a grid, at half size."""
+def contact_sheet(frames: list[Path], target: Path, fill: str = "black") -> None:
+    """The chapters' key frames in a grid, at half size; an empty cell in the ``fill`` colour."""
     inputs = [arg for frame in frames for arg in ("-i", str(frame))]
-    layout = sheet_layout(len(frames))
+    layout = sheet_layout(len(frames), fill)
     subprocess.run(["ffmpeg", "-v", "error", "-y", *inputs, "-filter_complex", f"{layout},scale=iw/2:-1",
                     "-frames:v", "1", "-update", "1", str(target)], check=True)
 
@@ -512,7 +512,7 @@ def stage(request, trace, rendered, old, keys, staged: Path, work: Path) -> list
         key_frames.append(where / f"{chapter.slug}.png")
     if request.format in VIDEO_FORMATS:
         join_clips(clips, entries, staged / f"explainer.{request.format}", work)
-    contact_sheet([f for f in key_frames if f.exists()], staged / "contact-sheet.png")
+    contact_sheet([f for f in key_frames if f.exists()], staged / "contact-sheet.png", THEMES[request.theme].background)
     subtitles.join([p if p.exists() else None for p in srts], [e["duration"] for e in entries],
                    staged / "explainer.srt")
     if request.slides:
