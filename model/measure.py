@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import math
 import os
 
@@ -83,6 +84,13 @@ def softmax_jacobian_norm(logits: torch.Tensor) -> torch.Tensor:
 
 
 def sqrt_dk() -> list[dict]:
+    """The √d_k measurements (a fresh copy: they do not depend on the sentence, so they are made once
+    per process)."""
+    return copy.deepcopy(sqrt_dk_rows())
+
+
+@functools.lru_cache(maxsize=1)
+def sqrt_dk_rows() -> list[dict]:
     """Why divide by √d_k: seeded standard-normal queries and keys of growing size d_k.
 
     Per d_k: the variance of q·k, and of q·k/√d_k; the median (over rows of SQRT_DK_KEYS keys)

@@ -10,8 +10,10 @@ per output folder: a second waits for the first.
 from __future__ import annotations
 
 import argparse
+import errno
 import fcntl
 import hashlib
+import importlib
 import json
 import os
 import shutil
@@ -33,7 +35,7 @@ from scenes import subtitles
 from scenes.chapters import BY_NUMBER, CHAPTERS, Chapter, too_long_for
 from scenes.source import PROJECT
 from scenes.strings import text
-from scenes.theme import THEMES, Theme
+from scenes.theme import THEMES, FontError, Theme, font_for
 
 QUALITIES = {"l": "480p15", "m": "720p30", "h": "1080p60", "k": "2160p60"}  # Manim's -q letters
 FORMATS = ("mp4", "webm", "mov", "gif", "png")
@@ -126,7 +128,7 @@ def request_from(args) -> Request:
     sentence = args.sentence if args.sentence is not None else STORIES[args.lang].default_sentence
     out = Path(args.out).absolute() if args.out else (PROJECT / "out" / sentence_folder(sentence)
                                            / f"{args.lang}-{QUALITIES[args.quality]}")
-    check_output_folder(out)
+    check_output_folder(out, args.out)
     return Request(sentence, args.corpus, args.lang, args.quality, chapters_from(args.chapters),
                    args.format, args.transparent, out, jobs, args.theme, args.subtitles == "burn", args.sections,
                    args.slides)
@@ -148,7 +150,13 @@ def chapters_from(value: str | None) -> tuple[Chapter, ...]:
     return tuple(BY_NUMBER[n] for n in sorted(set(numbers)))
 
 
-def check_output_folder(out: Path) -> None:
+def check_output_folder(out: Path, given: str | None) -> None:
+    """A folder we can create and write in, or a UsageError saying what to choose instead."""
+    if given and not Path(given).is_absolute():
+        here = Path.cwd().resolve()
+        if not (here / given).resolve().is_relative_to(here):
+            raise UsageError(f"--out {given} leads out of the current folder: give an absolute path if you "
+                             f"mean {(here / given).resolve()}")
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} is a file: give a folder")
     existing = out
@@ -156,8 +164,31 @@ def check_output_folder(out: Path) -> None:
         existing = existing.parent
     if not existing.is_dir():
         raise UsageError(f"--out {out}: {existing} is a file, not a folder")
-    if not os.access(existing, os.W_OK):
-        raise UsageError(f"--out {out}: {existing} is not writable")
+    try:  # permissions alone do not tell (root, read-only file systems): try
+        with tempfile.TemporaryFile(dir=existing):
+            pass
+    except OSError as error:
+        raise UsageError(f"--out {out}: cannot write in {existing} ({error.strerror}): choose another folder") from None
+
+
+class SystemMissing(RuntimeError):
+    """A system piece rendering needs is missing; the message names the package."""
+
+
+def check_system(lang: str) -> None:
+    """What rendering needs from the system, checked before any work starts."""
+    for tool in ("ffmpeg", "ffprobe"):
+        if shutil.which(tool) is None:
+            raise SystemMissing(f"{tool} is missing: install it with 'apt-get install ffmpeg' (./render.sh does)")
+    try:
+        importlib.import_module("manimpango")  # Manim's text layout, built against Pango
+    except ImportError as error:
+        raise SystemMissing(f"Pango text layout is unavailable ({error}): install 'apt-get install libpango1.0-dev "
+                            "libcairo2-dev pkg-config', then run ./render.sh setup") from None
+    try:
+        font_for(text(lang, "ch01.title") + text("zh", "ch01.title"))
+    except FontError as error:
+        raise SystemMissing(str(error)) from None
 
 
 # Rendering --------------------------------------------------------------------------------------
@@ -438,19 +469,37 @@ def sweep_leftovers(out: Path) -> None:
         shutil.rmtree(leftover, ignore_errors=True)
 
 
-def previous_manifest(out: Path) -> dict:
+def previous_chapters(out: Path) -> dict[str, dict]:
+    """The chapters the last render in ``out`` published, by slug; none if its manifest is damaged."""
+    path = out / "manifest.json"
+    if not path.exists():
+        return {}
     try:
-        return json.loads((out / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        chapters = json.loads(path.read_text(encoding="utf-8"))["chapters"]
+        return {c["slug"]: c for c in chapters if isinstance(c.get("file"), str) and isinstance(c.get("key"), str)}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        say(f"  ignoring the damaged {path}: every chapter is rendered again")
         return {}
 
 
+def file_digest(path: Path) -> str:
+    """sha256 of a file, or of a folder's files (png frames) in name order."""
+    digest = hashlib.sha256()
+    for part in sorted(path.iterdir()) if path.is_dir() else [path]:
+        digest.update(part.read_bytes())
+    return digest.hexdigest()
+
+
 def reusable(entry: dict | None, key: str, out: Path) -> bool:
-    return bool(entry) and entry.get("key") == key and (out / entry["file"]).exists()
+    """The published clip was made from the same inputs and is byte for byte what was published."""
+    if not entry or entry.get("key") != key or not (out / entry["file"]).exists():
+        return False
+    return entry.get("sha256") == file_digest(out / entry["file"])
 
 
 def run(request: Request) -> Path:
     started = time.monotonic()
+    check_system(request.lang)
     with tempfile.TemporaryDirectory(prefix="attention-render-") as tmp:
         work = Path(tmp)
         say(f"building the trace for {request.sentence!r}")
@@ -460,8 +509,7 @@ def run(request: Request) -> Path:
             raise UsageError(problem)
         with output_lock(request.out):
             sweep_leftovers(request.out)
-            staging = tempfile.mkdtemp(prefix=".staging-", dir=request.out)
-            old = {c["slug"]: c for c in previous_manifest(request.out).get("chapters", [])}
+            old = previous_chapters(request.out)
             keys = {c.slug: chapter_key(c, request, trace) for c in request.chapters}
             # A deck needs every chapter's slides, which only a render makes: with --slides nothing is reused.
             todo = [c for c in request.chapters
@@ -470,9 +518,12 @@ def run(request: Request) -> Path:
                 if chapter not in todo:
                     say(f"  chapter {chapter.number}: unchanged, reused")
             rendered = render_all(request, todo, work / "trace.json", work)
-            entries = stage(request, trace, rendered, old, keys, Path(staging), work)
-            publish(Path(staging), request.out)
-            os.rmdir(staging)
+            staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=request.out))
+            try:  # a failure here (a full disk) leaves the previous output as it was
+                entries = stage(request, trace, rendered, old, keys, staging, work)
+                publish(staging, request.out)
+            finally:
+                shutil.rmtree(staging, ignore_errors=True)
     say(f"done in {time.monotonic() - started:.0f}s: {request.out}")
     for entry in entries:
         say(f"  {entry['file']}  {entry['duration']:.1f}s")
@@ -499,10 +550,11 @@ def stage(request, trace, rendered, old, keys, staged: Path, work: Path) -> list
                 shutil.copy(done.srt, staged / f"{chapter.slug}.srt")
             if done.sections:
                 stage_sections(done.sections, staged / f"{chapter.slug}-sections")
-            facts = probe(staged / clip_name if request.format == "gif" else clip)
+            facts = probe(staged / clip_name if request.format == "gif" else clip) | {
+                "sha256": file_digest(staged / clip_name)}
             key_frame(clip, staged / f"{chapter.slug}.png")
         else:
-            facts = {k: old[chapter.slug][k] for k in ("duration", "frames")}
+            facts = {k: old[chapter.slug][k] for k in ("duration", "frames", "sha256")}
         where = staged if chapter.slug in rendered else request.out
         entries.append({"number": chapter.number, "slug": chapter.slug, "file": clip_name,
                         "title": text(request.lang, chapter.title_key), "key": keys[chapter.slug], **facts,
@@ -551,8 +603,14 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as error:
         say(f"error: {error}")
         return USAGE_ERROR
-    except RenderError as error:
+    except (RenderError, SystemMissing) as error:
         say(f"error: {error}")
+        return 1
+    except OSError as error:
+        if error.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+            raise
+        say(f"error: no space left to write {error.filename or 'the output'}: free some space or choose another "
+            "--out; the previous output is unchanged")
         return 1
     except KeyboardInterrupt:
         say("interrupted: nothing was published")

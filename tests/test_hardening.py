@@ -1,0 +1,242 @@
+"""Hardening (issue 9): bad input of every kind refused with one clear line, exit 2, nothing
+written; generated sentences accepted into a valid Trace or refused; corrupt state detected;
+missing system pieces named before any rendering."""
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from model import cli
+from scenes import render
+
+ZH = "猫喜欢抓老鼠"
+
+# (what a teacher might type, a fragment of the one-line answer) for `trace --sentence` in Chinese
+BAD_SENTENCES = [
+    ("", "empty"),
+    ("   ", "empty"),
+    ("\t\n", "empty"),
+    ("。", "empty"),
+    ("。。。", "unknown word"),
+    ("！？", "unknown word"),
+    ("，，", "unknown word"),
+    ("狮子喜欢抓老鼠", "unknown word"),
+    ("猫喜欢抓老虎", "unknown word"),
+    ("猫 likes 抓老鼠", "unknown word"),
+    ("猫喜欢抓🐭", "unknown word"),
+    ("😀😀", "unknown word"),
+    ("猫\u200b喜欢抓老鼠", r"\u200b"),  # zero-width space, shown escaped
+    ("猫\u200d喜欢抓老鼠", r"\u200d"),  # zero-width joiner
+    ("\ufeff猫喜欢抓老鼠", r"\ufeff"),  # byte-order mark
+    ("猫\x07喜欢抓老鼠", r"\x07"),  # bell
+    ("猫\x1b[31m喜欢抓老鼠", r"\x1b"),  # a terminal colour code
+    ("\u202e猫喜欢抓老鼠", r"\u202e"),  # right-to-left override
+    ("القط يحب الفئران", "unknown word"),  # right-to-left text
+    ("猫\x00喜欢抓老鼠", r"\x00"),  # NUL (only possible in-process or from a file)
+    ("猫" * 10_000, "at most 24"),  # a 10,000-character line of one known word
+    ("x" * 10_000, "unknown word"),  # a 10,000-character unknown word (shortened in the message)
+    (ZH * 7, "at most 24"),  # 28 words: longer than the model's context
+    ("猫", "one word"),
+    ("猫。", "one word"),
+]
+BAD_ENGLISH = [
+    ("the cat likes to catch unicorns", "unknown word"),
+    ("the cat likes to catch mice 😀", "unknown word"),
+    ("", "empty"),
+    ("THE", "one word"),
+    ("the cat likes to catch mice's", "unknown word"),
+]
+
+
+def one_line_error(code: int, err: str, fragment: str) -> None:
+    lines = err.strip().splitlines()
+    assert code == 2, err
+    assert len(lines) == 1 and lines[0].startswith("error:") and fragment in lines[0], err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("lang, sentence, fragment", [("zh", s, f) for s, f in BAD_SENTENCES]
+                         + [("en", s, f) for s, f in BAD_ENGLISH],
+                         ids=[f"zh-{i}" for i in range(len(BAD_SENTENCES))] + [f"en-{i}" for i in range(len(BAD_ENGLISH))])
+def test_a_bad_sentence_gets_one_line_exit_2_and_nothing_written(tmp_path, capsys, lang, sentence, fragment):
+    code = cli.main(["trace", "--sentence", sentence, "--lang", lang, "--out", str(tmp_path / "trace.json")])
+    one_line_error(code, capsys.readouterr().err, fragment)
+    assert list(tmp_path.iterdir()) == []
+    assert len(capsys.readouterr().err) < 600  # a 10,000-character sentence is not echoed back
+
+
+def corpus(tmp_path: Path, content: bytes | None) -> str:
+    path = tmp_path / "corpus.txt"
+    if content is None:
+        path.mkdir()
+    else:
+        path.write_bytes(content)
+    return str(path)
+
+
+BAD_CORPORA = [
+    (None, "is a folder"),
+    (b"", "no sentences"),
+    (b"\n\n   \n", "no sentences"),
+    (b"\xff\xfe\x00c\x00a\x00t", "not UTF-8"),
+    ("猫 喜欢 抓 老鼠\n".encode("gbk"), "not UTF-8"),
+    (b"cat likes\x00 mice\n" * 50, "NUL"),
+    ("猫 喜欢 抓 老鼠\n狗 喜欢 抓 飞盘\n".encode(), "at least"),
+]
+
+
+@pytest.mark.parametrize("content, fragment", BAD_CORPORA)
+def test_a_bad_corpus_gets_one_line_exit_2_and_nothing_written(tmp_path, capsys, content, fragment):
+    path = corpus(tmp_path, content)
+    out = tmp_path / "out"
+    code = cli.main(["trace", "--sentence", ZH, "--corpus", path, "--out", str(out / "trace.json")])
+    one_line_error(code, capsys.readouterr().err, fragment)
+    assert not out.exists()
+
+
+BAD_FLAGS = [
+    (["--chapters", "42"], "no chapter 42"),
+    (["--chapters", "four"], "numbers separated by commas"),
+    (["--chapters", ""], "numbers separated by commas"),
+    (["--chapters", "0"], "no chapter 0"),
+    (["--chapters", "4,,5"], "numbers separated by commas"),
+    (["--quality", "x"], "unknown quality"),
+    (["--quality", ""], "unknown quality"),
+    (["--format", "avi"], "unknown format"),
+    (["--format", "mp4", "--transparent"], "--transparent needs"),
+    (["--jobs", "0"], "--jobs must be 1 or more"),
+    (["--jobs", "-3"], "--jobs must be 1 or more"),
+    (["--jobs", "many"], "not a number"),
+    (["--lang", "fr"], "unknown language"),
+    (["--theme", "neon"], "unknown theme"),
+    (["--subtitles", "srt"], "use file or burn"),
+    (["--sections", "--format", "gif"], "needs a video format"),
+    (["--slides", "--format", "webm"], "--slides needs --format mp4"),
+    (["--subtitles", "burn", "--format", "png"], "needs a video format"),
+    (["--subtitles", "burn", "--format", "webm", "--transparent"], "leave out --transparent"),
+    (["--corpus", "missing.txt"], "cannot read corpus"),
+    (["--bogus"], "unrecognized arguments"),
+    (["fly"], "unrecognized arguments"),
+    (["--out", "../../elsewhere"], "leads out of the current folder"),
+    (["--out", "/proc/attention-explainer-out"], "cannot write in /proc"),
+]
+
+
+@pytest.mark.parametrize("args, fragment", BAD_FLAGS, ids=[" ".join(a) or "empty" for a, _ in BAD_FLAGS])
+def test_a_bad_flag_gets_one_line_exit_2_and_nothing_written(tmp_path, monkeypatch, capsys, args, fragment):
+    monkeypatch.chdir(tmp_path)
+    if "--out" not in args:
+        args = [*args, "--out", str(tmp_path / "out")]
+    code = render.main(args)
+    one_line_error(code, capsys.readouterr().err, fragment)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_output_path_that_is_a_file_or_under_one_is_refused(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "taken").write_text("x")
+    for out, fragment in (("taken", "is a file"), ("taken/inside", "is a file, not a folder")):
+        one_line_error(render.main(["--out", out]), capsys.readouterr().err, fragment)
+    assert [p.name for p in tmp_path.iterdir()] == ["taken"]
+
+
+def test_the_table_has_at_least_forty_cases():
+    assert len(BAD_SENTENCES) + len(BAD_ENGLISH) + len(BAD_CORPORA) + len(BAD_FLAGS) + 2 >= 40
+
+
+# Generated sentences: known words (so that many are accepted) mixed with any text at all.
+@pytest.fixture(scope="module")
+def vocabulary(zh_models):
+    return zh_models.vocab.words
+
+
+def sentences(words):
+    known = st.sampled_from(words)
+    odd = st.one_of(st.text(max_size=4), st.sampled_from(["。", " ", "\u200b", "\x00", "😀", "\u202e", "猫" * 30]))
+    pieces = st.one_of(st.lists(known, max_size=12), st.lists(st.one_of(known, known, odd), max_size=12))
+    return pieces.map("".join)
+
+
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                  HealthCheck.too_slow])
+@given(data=st.data())
+def test_any_sentence_is_accepted_into_a_valid_trace_or_refused_cleanly(data, vocabulary, default_trace):
+    from model.tokenizer import SentenceError
+    from model.trace import build_trace
+    from model.trace_schema import validate
+    from scenes.theme import font_for
+
+    sentence = data.draw(sentences(vocabulary))
+    try:
+        trace = build_trace(sentence, "zh")
+    except SentenceError as error:
+        message = str(error)
+        assert message and "\n" not in message and len(message) < 600
+        return
+    validate(trace)
+    assert "".join(trace["tokens"]) == "".join(sentence.split()).rstrip("。")
+    for token in trace["tokens"]:
+        assert font_for(token) == "Noto Sans CJK SC"  # every accepted word is drawn, not boxed
+
+
+# Corrupt state ---------------------------------------------------------------------------------
+
+
+def test_a_damaged_manifest_is_ignored_and_everything_rendered_again(tmp_path, capsys):
+    out = tmp_path / "out"
+    out.mkdir()
+    for damage in ("{not json", json.dumps({"chapters": "all of them"}), json.dumps([1, 2]),
+                   json.dumps({"chapters": [{"slug": "10-multi-head"}]})):
+        (out / "manifest.json").write_text(damage)
+        assert render.previous_chapters(out) == {}
+
+
+def test_a_published_clip_that_was_changed_is_not_reused(tmp_path):
+    clip = tmp_path / "10-multi-head.mp4"
+    clip.write_bytes(b"a real clip")
+    entry = {"file": clip.name, "key": "k", "sha256": render.file_digest(clip)}
+    assert render.reusable(entry, "k", tmp_path)
+    clip.write_bytes(b"a real cl")  # truncated
+    assert not render.reusable(entry, "k", tmp_path)
+    assert not render.reusable({**entry, "sha256": None}, "k", tmp_path)
+
+
+# Missing system pieces -----------------------------------------------------------------------
+
+
+def test_a_missing_cjk_font_is_named_before_rendering(monkeypatch):
+    import scenes.theme as theme
+
+    monkeypatch.setattr(theme, "fonts_covering", lambda characters: frozenset({"DejaVu Sans"}))
+    with pytest.raises(render.SystemMissing, match="apt-get install fonts-noto-cjk"):
+        render.check_system("zh")
+
+
+def test_missing_ffmpeg_is_named_before_rendering(monkeypatch):
+    monkeypatch.setattr(render.shutil, "which", lambda tool: None)
+    with pytest.raises(render.SystemMissing, match="apt-get install ffmpeg"):
+        render.check_system("zh")
+
+
+def test_missing_pango_is_named_before_rendering(monkeypatch):
+    real = render.importlib.import_module
+
+    def no_pango(name, *args):
+        if name == "manimpango":
+            raise ImportError("libpango-1.0.so.0: cannot open shared object file")
+        return real(name, *args)
+
+    monkeypatch.setattr(render.importlib, "import_module", no_pango)
+    with pytest.raises(render.SystemMissing, match="libpango1.0-dev"):
+        render.check_system("zh")
+
+
+def test_a_render_stops_at_a_missing_piece_before_writing_anything(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(render.shutil, "which", lambda tool: None)
+    code = render.main(["--chapters", "10", "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 1 and err.strip().splitlines()[-1].startswith("error: ffmpeg is missing") and "Traceback" not in err
+    assert not (tmp_path / "out").exists()
