@@ -463,10 +463,28 @@ def frames(clip: Path, folder: Path) -> None:
     subprocess.run(["ffmpeg", "-v", "error", "-i", str(clip), str(folder / "frame-%04d.png")], check=True)
 
 
+WORK_PREFIX = "attention-render-"
+
+
 def sweep_leftovers(out: Path) -> None:
-    """Staging folders of renders that were killed before publishing (we hold the lock)."""
+    """Staging folders of renders killed before publishing (we hold the output's lock), and work
+    folders of renders killed so hard they could not clean up (named by the pid that made them)."""
     for leftover in out.glob(".staging-*"):
         shutil.rmtree(leftover, ignore_errors=True)
+    for work in Path(tempfile.gettempdir()).glob(f"{WORK_PREFIX}*-*"):
+        pid = work.name.removeprefix(WORK_PREFIX).split("-")[0]
+        if pid.isdigit() and not alive(int(pid)):
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process
+    return True
 
 
 def previous_chapters(out: Path) -> dict[str, dict]:
@@ -500,7 +518,7 @@ def reusable(entry: dict | None, key: str, out: Path) -> bool:
 def run(request: Request) -> Path:
     started = time.monotonic()
     check_system(request.lang)
-    with tempfile.TemporaryDirectory(prefix="attention-render-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=f"{WORK_PREFIX}{os.getpid()}-") as tmp:
         work = Path(tmp)
         say(f"building the trace for {request.sentence!r}")
         trace = build_trace(request, work)  # a refused sentence stops here, before anything is written
@@ -605,6 +623,10 @@ def main(argv: list[str] | None = None) -> int:
         return USAGE_ERROR
     except (RenderError, SystemMissing) as error:
         say(f"error: {error}")
+        return 1
+    except subprocess.CalledProcessError as error:
+        say(f"error: {Path(error.cmd[0]).name} failed while writing the outputs (exit {error.returncode}): if the "
+            "disk is full, free some space or choose another --out; the previous output is unchanged")
         return 1
     except OSError as error:
         if error.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):

@@ -3,6 +3,7 @@ written; generated sentences accepted into a valid Trace or refused; corrupt sta
 missing system pieces named before any rendering."""
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -240,3 +241,93 @@ def test_a_render_stops_at_a_missing_piece_before_writing_anything(tmp_path, mon
     err = capsys.readouterr().err
     assert code == 1 and err.strip().splitlines()[-1].startswith("error: ffmpeg is missing") and "Traceback" not in err
     assert not (tmp_path / "out").exists()
+
+
+# Interrupted, full-disk and concurrent renders (real renders of chapter 10) ------------------------
+
+
+def fingerprint(out: Path) -> dict[str, str]:
+    import hashlib
+
+    return {str(p.relative_to(out)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(out.rglob("*")) if p.is_file() and not p.name.startswith(".")}
+
+
+def test_interrupted_renders_change_no_published_file(tmp_path):
+    """benchmarks/interrupt_renders.py, three runs here (twenty in the benchmark)."""
+    import subprocess
+    import sys
+
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "interrupt_renders.py"
+    result = subprocess.run([sys.executable, str(script), "--runs", "3", "--seed", "7"], capture_output=True,
+                            text=True, timeout=900)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "every check held" in result.stdout
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 3 MB file system (tmpfs), or, where mounting is not allowed, a 3 MB limit on file size."""
+    import subprocess
+
+    folder = tmp_path / "small"
+    folder.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(folder)],
+                             capture_output=True).returncode == 0
+    yield folder, mounted
+    if mounted:
+        subprocess.run(["umount", str(folder)], check=True)
+
+
+def test_a_full_disk_is_reported_and_the_previous_output_kept(small_disk):
+    import resource
+    import subprocess
+    import sys
+
+    from conftest import command_env
+
+    folder, mounted = small_disk
+    out = folder / "out"
+    command = [sys.executable, "-m", "scenes.render", "--chapters", "10", "--out", str(out)]
+    project = Path(__file__).resolve().parents[1]
+    first = subprocess.run(command, cwd=project, env=command_env(folder.parent), capture_output=True, text=True)
+    assert first.returncode == 0, first.stderr
+    before = fingerprint(out)
+    if mounted:  # fill the disk up to 50 kB
+        free = os.statvfs(folder).f_bavail * os.statvfs(folder).f_frsize
+        (folder / "filler").write_bytes(b"\0" * max(0, free - 50_000))
+        limit = None
+    else:
+        limit = lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (50_000, 50_000))  # noqa: E731
+    second = subprocess.run([*command, "--sentence", "狗喜欢抓飞盘"], cwd=project, env=command_env(folder.parent),
+                            capture_output=True, text=True, preexec_fn=limit)
+    last = second.stderr.strip().splitlines()[-1]
+    assert second.returncode == 1 and last.startswith("error:") and "Traceback" not in second.stderr, second.stderr
+    assert "no space left" in last or not mounted
+    assert fingerprint(out) == before
+    assert not list(out.glob(".staging-*"))
+
+
+def test_eight_renders_into_one_folder_take_turns_and_leave_a_consistent_output(tmp_path):
+    import hashlib
+    import subprocess
+    import sys
+
+    from conftest import command_env
+
+    out = tmp_path / "out"
+    project = Path(__file__).resolve().parents[1]
+    sentences = ["猫喜欢抓老鼠", "狗喜欢抓飞盘"]
+    processes = [subprocess.Popen([sys.executable, "-m", "scenes.render", "--chapters", "9", "--sentence",
+                                   sentences[i % 2], "--out", str(out)], cwd=project, env=command_env(tmp_path),
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for i in range(8)]
+    errors = [p.communicate(timeout=900)[1] for p in processes]
+    assert [p.returncode for p in processes] == [0] * 8, errors
+    assert sum("waiting: another render is writing" in e for e in errors) >= 1
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    trace = json.loads((out / "trace.json").read_text(encoding="utf-8"))
+    assert manifest["sentence"] in sentences and trace["sentence"] == manifest["sentence"]
+    assert trace["hash"] == manifest["trace_hash"]
+    (chapter,) = manifest["chapters"]
+    assert hashlib.sha256((out / chapter["file"]).read_bytes()).hexdigest() == chapter["sha256"]
+    assert not list(out.glob(".staging-*"))
