@@ -38,6 +38,9 @@ from scenes.strings import text
 from scenes.theme import THEMES, FontError, Theme, font_for
 
 QUALITIES = {"l": "480p15", "m": "720p30", "h": "1080p60", "k": "2160p60"}  # Manim's -q letters
+X264_PRESETS = ("ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow")
+# Measured on chapter 10 at 1080p60 (benchmarks/render_speed.py): see README, Performance.
+DEFAULT_PRESET = "veryfast"
 FORMATS = ("mp4", "webm", "mov", "gif", "png")
 VIDEO_FORMATS = ("mp4", "webm", "mov")  # the ones joined into the whole explainer
 # A png chapter is a folder of frames, cut from Manim's lossless mov (PNG-coded QuickTime); a gif is
@@ -75,6 +78,8 @@ def parser() -> argparse.ArgumentParser:
                    "offline in a browser, a slide per step, the narration as speaker notes")
     p.add_argument("--out", help="output folder (default: out/<sentence>/<lang>-<quality>)")
     p.add_argument("--jobs", default=str(os.cpu_count() or 1), help="chapters rendered at once (default: cores)")
+    p.add_argument("--preset", default=DEFAULT_PRESET, help=f"libx264 preset for mp4 (default {DEFAULT_PRESET}: "
+                   "fast to encode; medium is Manim's own, slower and a little smaller)")
     return p
 
 
@@ -90,6 +95,7 @@ class Request:
     out: Path
     jobs: int
     theme: str = "dark"
+    preset: str = "veryfast"
     burn_subtitles: bool = False
     sections: bool = False
     slides: bool = False
@@ -105,6 +111,8 @@ def request_from(args) -> Request:
         raise UsageError(f"unknown format {args.format!r}: use one of {', '.join(FORMATS)}")
     if args.transparent and args.format not in ("webm", "mov", "png"):
         raise UsageError("--transparent needs --format webm, mov or png")
+    if args.preset not in X264_PRESETS:
+        raise UsageError(f"unknown preset {args.preset!r}: use one of {', '.join(X264_PRESETS)}")
     if args.theme not in THEMES:
         raise UsageError(f"unknown theme {args.theme!r}: use dark or light")
     if args.subtitles not in ("file", "burn"):
@@ -130,8 +138,8 @@ def request_from(args) -> Request:
                                            / f"{args.lang}-{QUALITIES[args.quality]}")
     check_output_folder(out, args.out)
     return Request(sentence, args.corpus, args.lang, args.quality, chapters_from(args.chapters),
-                   args.format, args.transparent, out, jobs, args.theme, args.subtitles == "burn", args.sections,
-                   args.slides)
+                   args.format, args.transparent, out, jobs, args.theme, args.preset, args.subtitles == "burn",
+                   args.sections, args.slides)
 
 
 def chapters_from(value: str | None) -> tuple[Chapter, ...]:
@@ -212,7 +220,7 @@ def build_trace(request: Request, work: Path) -> dict:
 def chapter_key(chapter: Chapter, request: Request, trace: dict) -> str:
     """What a chapter's clip depends on: reused when unchanged, redrawn otherwise."""
     sources = b"".join(p.read_bytes() for p in sorted((PROJECT / "scenes").rglob("*.py")))
-    parts = [trace["hash"], request.quality, request.format, str(request.transparent), request.theme,
+    parts = [trace["hash"], request.quality, request.format, str(request.transparent), request.theme, request.preset,
              str(request.burn_subtitles), str(request.sections), chapter.slug, hashlib.sha256(sources).hexdigest()]
     return hashlib.sha256("|".join(parts).encode()).hexdigest()
 
@@ -222,6 +230,29 @@ class Rendered:
     clip: Path
     srt: Path | None
     sections: Path | None  # Manim's folder of section clips and their index, with --sections
+    seconds: float  # wall time of the chapter's Manim process
+    peak_memory_mb: float  # its largest resident memory
+
+
+def run_measured(command: list[str], cwd: Path, env: dict, logs: Path) -> tuple[int, str, str, float]:
+    """Run ``command``, its output going to files in ``logs``; its exit code, output, errors and peak
+    memory in MB (the process's own largest resident size, as the kernel reports it to wait4)."""
+    logs.mkdir(parents=True, exist_ok=True)
+    with open(logs / "stdout.txt", "w+") as out, open(logs / "stderr.txt", "w+") as err:
+        process = subprocess.Popen(command, cwd=cwd, env=env, stdout=out, stderr=err)
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return process.returncode, out.read(), err.read(), usage.ru_maxrss / 1024
+
+
+def encoder_config(request: Request, work: Path) -> Path:
+    """A Manim config file with the encoder options for this render's format."""
+    options = {"mp4": f"preset = {request.preset}\n", "gif": f"preset = {request.preset}\n"}.get(request.format, "")
+    path = work / f"encoder-{request.format}.cfg"
+    path.write_text(f"[video_encoder.options]\n{options}", encoding="utf-8")
+    return path
 
 
 def scene_name(chapter: Chapter, request: Request) -> str:
@@ -239,21 +270,24 @@ def render_chapter(chapter: Chapter, request: Request, trace_path: Path, work: P
         command.append("--transparent")
     if request.sections:
         command.append("--save_sections")
+    command += ["--config_file", str(encoder_config(request, work))]
     # As slides, the chapter's class comes from scenes/slides.py, which makes each one a manim-slides Slide.
     source = PROJECT / "scenes" / "slides.py" if request.slides else chapter.path
     command += [str(source), scene_name(chapter, request)]
     env = {**os.environ, "ATTENTION_TRACE": str(trace_path), "ATTENTION_LANG": request.lang,
            "ATTENTION_THEME": request.theme, "ATTENTION_PROGRESS": str(progress_file(work, chapter)),
            "ATTENTION_SLIDES": str(work / "slides")}
-    result = subprocess.run(command, cwd=PROJECT, env=env, capture_output=True, text=True)
+    started = time.monotonic()
+    code, out, err, peak = run_measured(command, PROJECT, env, work / f"{chapter.slug}-logs")
+    seconds = time.monotonic() - started
     clips = [p for p in (media / "videos").rglob(f"{scene_name(chapter, request)}.*")
-             if p.suffix.lstrip(".") == manim_format and p.parent.name != "sections"] if result.returncode == 0 else []
+             if p.suffix.lstrip(".") == manim_format and p.parent.name != "sections"] if code == 0 else []
     if not clips:
-        tail = "\n".join((result.stderr or result.stdout).strip().splitlines()[-15:])
+        tail = "\n".join((err or out).strip().splitlines()[-15:])
         raise RenderError(f"chapter {chapter.number} failed to render:\n{tail}")
     srt = clips[0].with_suffix(".srt")
     sections = clips[0].parent / "sections"
-    return Rendered(clips[0], srt if srt.exists() else None, sections if request.sections else None)
+    return Rendered(clips[0], srt if srt.exists() else None, sections if request.sections else None, seconds, peak)
 
 
 def progress_file(work: Path, chapter: Chapter) -> Path:
@@ -569,10 +603,12 @@ def stage(request, trace, rendered, old, keys, staged: Path, work: Path) -> list
             if done.sections:
                 stage_sections(done.sections, staged / f"{chapter.slug}-sections")
             facts = probe(staged / clip_name if request.format == "gif" else clip) | {
-                "sha256": file_digest(staged / clip_name)}
+                "sha256": file_digest(staged / clip_name), "render_seconds": round(done.seconds, 2),
+                "peak_memory_mb": round(done.peak_memory_mb, 1)}
             key_frame(clip, staged / f"{chapter.slug}.png")
         else:
-            facts = {k: old[chapter.slug][k] for k in ("duration", "frames", "sha256")}
+            facts = {k: old[chapter.slug].get(k) for k in ("duration", "frames", "sha256", "render_seconds",
+                                                           "peak_memory_mb")}
         where = staged if chapter.slug in rendered else request.out
         entries.append({"number": chapter.number, "slug": chapter.slug, "file": clip_name,
                         "title": text(request.lang, chapter.title_key), "key": keys[chapter.slug], **facts,
