@@ -27,7 +27,8 @@ PROJECT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT))
 
 from scenes.chapters import CHAPTERS  # noqa: E402
-from scenes.render import QUALITIES, probe, run_measured  # noqa: E402
+from scenes.outputs import probe  # noqa: E402
+from scenes.render import QUALITIES, run_measured  # noqa: E402
 
 
 def ours(out: Path, quality: str) -> tuple[float, dict]:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import copy
 import functools
+import hashlib
+import inspect
+import json
 import math
 import os
 
@@ -12,6 +15,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from model.corpus import MAX_FILLERS, STORIES, LANGUAGES, Corpus, story_pairs
+from model.files import write_atomically
 from model.tokenizer import Vocab
 
 HELD_OUT_SEED = 90210
@@ -84,12 +88,33 @@ def softmax_jacobian_norm(logits: torch.Tensor) -> torch.Tensor:
 
 
 def sqrt_dk() -> list[dict]:
-    """The √d_k measurements (a fresh copy: they do not depend on the sentence, so they are made once
-    per process)."""
-    return copy.deepcopy(sqrt_dk_rows())
+    """The √d_k measurements (a fresh copy). They do not depend on the sentence: they are made once
+    per process, and kept in the user's cache between processes (half a second of every Trace)."""
+    return copy.deepcopy(stored_sqrt_dk_rows())
 
 
 @functools.lru_cache(maxsize=1)
+def stored_sqrt_dk_rows() -> list[dict]:
+    """sqrt_dk_rows() from the cache file named by its inputs, measured and stored if missing or damaged."""
+    from model.models import cache_root
+
+    inputs = json.dumps([SQRT_DK_SIZES, SQRT_DK_SEED, SQRT_DK_SAMPLES, SQRT_DK_ROWS, SQRT_DK_KEYS, torch.__version__,
+                         inspect.getsource(sqrt_dk_rows)])
+    path = cache_root() / f"sqrt-dk-{hashlib.sha256(inputs.encode()).hexdigest()[:16]}.json"
+    try:
+        rows = json.loads(path.read_text(encoding="utf-8"))
+        if [row["d_k"] for row in rows] == list(SQRT_DK_SIZES):
+            return rows
+    except (OSError, ValueError, TypeError, KeyError):
+        pass
+    rows = sqrt_dk_rows()
+    try:
+        write_atomically(path, json.dumps(rows).encode())
+    except OSError:
+        pass  # a cache that cannot be written only costs time
+    return rows
+
+
 def sqrt_dk_rows() -> list[dict]:
     """Why divide by √d_k: seeded standard-normal queries and keys of growing size d_k.
 

@@ -35,7 +35,9 @@ from scenes import subtitles
 from scenes.chapters import BY_NUMBER, CHAPTERS, Chapter, too_long_for
 from scenes.source import PROJECT
 from scenes.strings import text
-from scenes.theme import THEMES, FontError, Theme, font_for
+from scenes.outputs import (burn_subtitles, contact_sheet, file_digest, frames, join_clips, key_frame, make_gif,
+                            probe, stage_sections)
+from scenes.theme import THEMES, FontError, font_for
 
 QUALITIES = {"l": "480p15", "m": "720p30", "h": "1080p60", "k": "2160p60"}  # Manim's -q letters
 X264_PRESETS = ("ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow")
@@ -217,9 +219,17 @@ def build_trace(request: Request, work: Path) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+def drawing_sources(chapter: Chapter) -> list[Path]:
+    """The code that draws a chapter: its own module and everything the chapters share, not the
+    other chapters' modules nor the pipeline. Editing one chapter redraws only that chapter."""
+    others = {c.path for c in CHAPTERS if c is not chapter}
+    pipeline = {PROJECT / "scenes" / name for name in ("render.py", "outputs.py", "slides.py", "subtitles.py")}
+    return [p for p in sorted((PROJECT / "scenes").rglob("*.py")) if p not in others | pipeline]
+
+
 def chapter_key(chapter: Chapter, request: Request, trace: dict) -> str:
     """What a chapter's clip depends on: reused when unchanged, redrawn otherwise."""
-    sources = b"".join(p.read_bytes() for p in sorted((PROJECT / "scenes").rglob("*.py")))
+    sources = b"".join(p.read_bytes() for p in drawing_sources(chapter))
     parts = [trace["hash"], request.quality, request.format, str(request.transparent), request.theme, request.preset,
              str(request.burn_subtitles), str(request.sections), chapter.slug, hashlib.sha256(sources).hexdigest()]
     return hashlib.sha256("|".join(parts).encode()).hexdigest()
@@ -366,60 +376,6 @@ def output_lock(out: Path):
         yield
 
 
-def probe(path: Path) -> dict:
-    """Duration (s) and frame count of a clip, from ffprobe."""
-    result = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-count_packets",
-                             "-show_entries", "stream=nb_read_packets:format=duration", "-of", "json",
-                             str(path)], capture_output=True, text=True, check=True)
-    data = json.loads(result.stdout)
-    return {"duration": float(data["format"]["duration"]),
-            "frames": int(data["streams"][0]["nb_read_packets"])}
-
-
-def key_frame(clip: Path, target: Path) -> None:
-    subprocess.run(["ffmpeg", "-v", "error", "-y", "-sseof", "-0.5", "-i", str(clip), "-frames:v", "1",
-                    "-update", "1", str(target)], check=True)
-
-
-def join_clips(clips: list[Path], chapters: list[dict], target: Path, work: Path) -> None:
-    """The whole explainer: the clips joined, with a chapter marker at each chapter's start."""
-    listing = work / "clips.txt"
-    listing.write_text("".join(f"file '{c}'\n" for c in clips))
-    metadata = work / "chapters.txt"
-    lines, start = [";FFMETADATA1"], 0.0
-    for chapter in chapters:
-        end = start + chapter["duration"]
-        lines += ["[CHAPTER]", "TIMEBASE=1/1000", f"START={int(start * 1000)}", f"END={int(end * 1000)}",
-                  f"title={chapter['title']}"]
-        start = end
-    metadata.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "concat", "-safe", "0", "-i", str(listing),
-                    "-i", str(metadata), "-map_metadata", "1", "-map_chapters", "1", "-c", "copy", str(target)],
-                   check=True)
-
-
-SHEET_COLUMNS = 4
-
-
-def sheet_layout(count: int, fill: str = "black") -> str:
-    """ffmpeg's filter placing ``count`` equal frames in rows of SHEET_COLUMNS, left to right."""
-    if count == 1:
-        return "null"
-    places = []
-    for i in range(count):
-        row, column = divmod(i, SHEET_COLUMNS)
-        places.append(f"{'+'.join(['w0'] * column) or 0}_{'+'.join(['h0'] * row) or 0}")
-    return f"xstack=inputs={count}:layout={'|'.join(places)}:fill={fill}"
-
-
-def contact_sheet(frames: list[Path], target: Path, fill: str = "black") -> None:
-    """The chapters' key frames in a grid, at half size; an empty cell in the ``fill`` colour."""
-    inputs = [arg for frame in frames for arg in ("-i", str(frame))]
-    layout = sheet_layout(len(frames), fill)
-    subprocess.run(["ffmpeg", "-v", "error", "-y", *inputs, "-filter_complex", f"{layout},scale=iw/2:-1",
-                    "-frames:v", "1", "-update", "1", str(target)], check=True)
-
-
 def publish(staged: Path, out: Path) -> None:
     """Move finished files into place, each replacing its old version in one step; the manifest,
     which names them all, goes last. A folder (png frames) first moves its old version aside."""
@@ -429,48 +385,6 @@ def publish(staged: Path, out: Path) -> None:
             os.replace(target, staged / f".old-{path.name}")
             shutil.rmtree(staged / f".old-{path.name}")
         os.replace(path, target)
-
-
-def burn_subtitles(clip: Path, srt: Path, target: Path, work: Path, theme: Theme) -> None:
-    """The clip with its narration drawn in (for players that ignore .srt files): a band in the
-    background colour is added below the picture, so that no line ever covers the drawing, and the
-    line is written in it in the theme's font and text colour."""
-    local = work / f"burn-{target.stem}.srt"  # a plain path: the subtitles filter parses its argument
-    shutil.copy(srt, local)
-    style = (f"FontName={theme.font},FontSize=14,PrimaryColour={ass_colour(theme.text)},"
-             f"OutlineColour={ass_colour(theme.background)},BorderStyle=1,Outline=1,Shadow=0,MarginV=9")
-    band = f"pad=iw:ih+2*trunc(ih/16):0:0:color={theme.background}"  # ⅛ of the height, kept even
-    subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", str(clip), "-vf",
-                    f"{band},subtitles={local}:force_style='{style}'", "-c:a", "copy", str(target)], check=True)
-
-
-GIF_WIDTH, GIF_FPS = 640, 10  # about 2 MB for a 45-second chapter; Manim's own GIF at 480p15 is ~30× that
-
-
-def make_gif(clip: Path, target: Path) -> None:
-    """A GIF small enough for slides and documents: 640 px wide, 10 frames a second, one palette."""
-    graph = (f"fps={GIF_FPS},scale='min({GIF_WIDTH},iw)':-2:flags=lanczos,split[a][b];"
-             "[a]palettegen=max_colors=128:stats_mode=diff[p];[b][p]paletteuse=dither=bayer:bayer_scale=4:diff_mode=rectangle")
-    subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", str(clip), "-vf", graph, str(target)], check=True)
-
-
-def ass_colour(hex_colour: str) -> str:
-    """#RRGGBB as an ASS subtitle colour, &H00BBGGRR."""
-    return f"&H00{hex_colour[5:7]}{hex_colour[3:5]}{hex_colour[1:3]}".upper()
-
-
-def stage_sections(sections: Path, folder: Path) -> None:
-    """A chapter's section clips, named by step, with index.json: [{name, file, duration}]."""
-    folder.mkdir()
-    listing = json.loads(next(sections.glob("*.json")).read_text(encoding="utf-8"))
-    index = []
-    for number, section in enumerate(listing, start=1):
-        source = sections / section["video"]
-        name = f"{number:02d}-{section['name'].split('-', 1)[-1]}{source.suffix}"
-        shutil.copy(source, folder / name)
-        index.append({"name": section["name"], "file": name, "duration": float(section["duration"])})
-    (folder / "index.json").write_text(json.dumps({"sections": index, "duration": sum(s["duration"] for s in index)},
-                                                  ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 
 REVEAL = Path(sys.prefix) / "share" / "reveal.js"  # reveal.js from the npm registry, set up by render.sh
@@ -490,11 +404,6 @@ def build_deck(scenes: list[str], request: Request, work: Path, folder: Path) ->
     result = subprocess.run(command, cwd=PROJECT, capture_output=True, text=True)
     if result.returncode != 0:
         raise RenderError(f"making the slide deck failed:\n{result.stderr.strip()[-2000:]}")
-
-
-def frames(clip: Path, folder: Path) -> None:
-    folder.mkdir()
-    subprocess.run(["ffmpeg", "-v", "error", "-i", str(clip), str(folder / "frame-%04d.png")], check=True)
 
 
 WORK_PREFIX = "attention-render-"
@@ -532,14 +441,6 @@ def previous_chapters(out: Path) -> dict[str, dict]:
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         say(f"  ignoring the damaged {path}: every chapter is rendered again")
         return {}
-
-
-def file_digest(path: Path) -> str:
-    """sha256 of a file, or of a folder's files (png frames) in name order."""
-    digest = hashlib.sha256()
-    for part in sorted(path.iterdir()) if path.is_dir() else [path]:
-        digest.update(part.read_bytes())
-    return digest.hexdigest()
 
 
 def reusable(entry: dict | None, key: str, out: Path) -> bool:

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from model import cli
 from scenes import render
+from scenes.outputs import file_digest
 
 ZH = "猫喜欢抓老鼠"
 
@@ -198,7 +199,7 @@ def test_a_damaged_manifest_is_ignored_and_everything_rendered_again(tmp_path, c
 def test_a_published_clip_that_was_changed_is_not_reused(tmp_path):
     clip = tmp_path / "10-multi-head.mp4"
     clip.write_bytes(b"a real clip")
-    entry = {"file": clip.name, "key": "k", "sha256": render.file_digest(clip)}
+    entry = {"file": clip.name, "key": "k", "sha256": file_digest(clip)}
     assert render.reusable(entry, "k", tmp_path)
     clip.write_bytes(b"a real cl")  # truncated
     assert not render.reusable(entry, "k", tmp_path)

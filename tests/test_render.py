@@ -137,7 +137,7 @@ def test_png_frames_with_a_transparent_background(tmp_path):
 def test_the_contact_sheet_lays_key_frames_in_rows_of_four(tmp_path, count, columns, rows):
     from PIL import Image
 
-    from scenes.render import contact_sheet
+    from scenes.outputs import contact_sheet
 
     frames = []
     for i in range(count):
@@ -148,3 +148,13 @@ def test_the_contact_sheet_lays_key_frames_in_rows_of_four(tmp_path, count, colu
     assert sheet.size == (columns * 20, rows * 10)  # half size
     if count > 1:
         assert sheet.getpixel((0, 0))[0] < sheet.getpixel((columns * 20 - 5, 5))[0]  # later frames to the right
+
+
+def test_a_chapter_depends_on_its_own_module_and_the_shared_code_only():
+    from scenes.chapters import BY_NUMBER
+    from scenes.render import drawing_sources
+
+    four, five = drawing_sources(BY_NUMBER[4]), drawing_sources(BY_NUMBER[5])
+    assert BY_NUMBER[4].path in four and BY_NUMBER[5].path not in four and BY_NUMBER[5].path in five
+    shared = {p.name for p in four} & {p.name for p in five}
+    assert {"base.py", "strings.py", "theme.py", "nodes.py"} <= shared and "render.py" not in shared

@@ -5,7 +5,7 @@ import torch
 
 from model import measure
 from model.corpus import MAX_FILLERS, STORIES, story_pairs
-from model.models import load_translator, translate_words
+from model.models import cache_root, load_translator, translate_words
 
 
 def test_from_zhua_the_largest_weight_goes_to_mao_and_is_at_least_0_9(default_trace):
@@ -101,3 +101,15 @@ def test_cross_attention_from_cat_peaks_on_mao(translator):
     assert result["target"] == "the cat likes to catch mice".split()
     cat_row = result["cross_weights"][result["target"].index("cat")]
     assert cat_row.argmax().item() == 0
+
+
+def test_the_sqrt_dk_measurements_are_kept_between_processes_and_remade_when_damaged():
+    measure.stored_sqrt_dk_rows.cache_clear()
+    fresh = measure.sqrt_dk()  # measured, then stored in this test's private cache
+    (stored,) = list(cache_root().glob("sqrt-dk-*.json"))
+    measure.stored_sqrt_dk_rows.cache_clear()
+    assert measure.sqrt_dk() == fresh == measure.sqrt_dk_rows()
+    stored.write_text("[{\"d_k\": 4}]")
+    measure.stored_sqrt_dk_rows.cache_clear()
+    assert measure.sqrt_dk() == fresh
+    measure.stored_sqrt_dk_rows.cache_clear()
