@@ -33,10 +33,10 @@ from model.corpus import LANGUAGES, STORIES
 from model.files import sentence_folder
 from scenes import subtitles
 from scenes.chapters import BY_NUMBER, CHAPTERS, Chapter, too_long_for
-from scenes.source import PROJECT
-from scenes.strings import text
 from scenes.outputs import (burn_subtitles, contact_sheet, file_digest, frames, join_clips, key_frame, make_gif,
                             probe, stage_sections)
+from scenes.source import PROJECT
+from scenes.strings import text
 from scenes.theme import THEMES, FontError, font_for
 
 QUALITIES = {"l": "480p15", "m": "720p30", "h": "1080p60", "k": "2160p60"}  # Manim's -q letters
@@ -97,7 +97,7 @@ class Request:
     out: Path
     jobs: int
     theme: str = "dark"
-    preset: str = "veryfast"
+    preset: str = DEFAULT_PRESET
     burn_subtitles: bool = False
     sections: bool = False
     slides: bool = False
@@ -111,6 +111,26 @@ def request_from(args) -> Request:
         raise UsageError(f"unknown quality {args.quality!r}: use one of {', '.join(QUALITIES)}")
     if args.format not in FORMATS:
         raise UsageError(f"unknown format {args.format!r}: use one of {', '.join(FORMATS)}")
+    check_output_options(args)
+    try:
+        jobs = int(args.jobs)
+    except ValueError:
+        raise UsageError(f"--jobs {args.jobs!r} is not a number") from None
+    if jobs < 1:
+        raise UsageError("--jobs must be 1 or more")
+    if args.corpus is not None and not Path(args.corpus).is_file():
+        raise UsageError(f"cannot read corpus {args.corpus}: no such file")
+    sentence = args.sentence if args.sentence is not None else STORIES[args.lang].default_sentence
+    out = Path(args.out).absolute() if args.out else (PROJECT / "out" / sentence_folder(sentence)
+                                           / f"{args.lang}-{QUALITIES[args.quality]}")
+    check_output_folder(out, args.out)
+    return Request(sentence, args.corpus, args.lang, args.quality, chapters_from(args.chapters),
+                   args.format, args.transparent, out, jobs, args.theme, args.preset, args.subtitles == "burn",
+                   args.sections, args.slides)
+
+
+def check_output_options(args) -> None:
+    """The options that shape the outputs, and the ones that only work together."""
     if args.transparent and args.format not in ("webm", "mov", "png"):
         raise UsageError("--transparent needs --format webm, mov or png")
     if args.preset not in X264_PRESETS:
@@ -127,21 +147,6 @@ def request_from(args) -> Request:
         raise UsageError("--subtitles burn draws on an opaque band: leave out --transparent")
     if args.slides and args.format != "mp4":
         raise UsageError("--slides needs --format mp4 (what browsers play)")
-    try:
-        jobs = int(args.jobs)
-    except ValueError:
-        raise UsageError(f"--jobs {args.jobs!r} is not a number") from None
-    if jobs < 1:
-        raise UsageError("--jobs must be 1 or more")
-    if args.corpus is not None and not Path(args.corpus).is_file():
-        raise UsageError(f"cannot read corpus {args.corpus}: no such file")
-    sentence = args.sentence if args.sentence is not None else STORIES[args.lang].default_sentence
-    out = Path(args.out).absolute() if args.out else (PROJECT / "out" / sentence_folder(sentence)
-                                           / f"{args.lang}-{QUALITIES[args.quality]}")
-    check_output_folder(out, args.out)
-    return Request(sentence, args.corpus, args.lang, args.quality, chapters_from(args.chapters),
-                   args.format, args.transparent, out, jobs, args.theme, args.preset, args.subtitles == "burn",
-                   args.sections, args.slides)
 
 
 def chapters_from(value: str | None) -> tuple[Chapter, ...]:

@@ -114,6 +114,7 @@ BAD_FLAGS = [
     (["--jobs", "many"], "not a number"),
     (["--lang", "fr"], "unknown language"),
     (["--theme", "neon"], "unknown theme"),
+    (["--preset", "slowish"], "unknown preset"),
     (["--subtitles", "srt"], "use file or burn"),
     (["--sections", "--format", "gif"], "needs a video format"),
     (["--slides", "--format", "webm"], "--slides needs --format mp4"),
