@@ -37,7 +37,7 @@ from scenes.outputs import (burn_subtitles, contact_sheet, file_digest, frames, 
                             probe, stage_sections)
 from scenes.source import PROJECT
 from scenes.strings import text
-from scenes.theme import THEMES, FontError, font_for
+from scenes.theme import THEMES, FontError, font_for, missing_glyphs
 
 QUALITIES = {"l": "480p15", "m": "720p30", "h": "1080p60", "k": "2160p60"}  # Manim's -q letters
 X264_PRESETS = ("ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow")
@@ -184,6 +184,16 @@ def check_output_folder(out: Path, given: str | None) -> None:
             pass
     except OSError as error:
         raise UsageError(f"--out {out}: cannot write in {existing} ({error.strerror}): choose another folder") from None
+
+
+def undrawable(tokens: list[str]) -> str | None:
+    """Why the sentence's words cannot be drawn (the font has the Chinese and Latin scripts, checked
+    already; a word of another script, from a user's corpus, would come out as boxes), or None."""
+    missing = missing_glyphs("".join(tokens))
+    if missing:
+        return (f"the font {THEMES['dark'].font!r} cannot draw {ascii(missing)} in the sentence: use words "
+                "written in Chinese characters or Latin letters")
+    return None
 
 
 class SystemMissing(RuntimeError):
@@ -462,7 +472,7 @@ def run(request: Request) -> Path:
         work = Path(tmp)
         say(f"building the trace for {request.sentence!r}")
         trace = build_trace(request, work)  # a refused sentence stops here, before anything is written
-        problem = too_long_for(request.chapters, trace["tokens"])
+        problem = too_long_for(request.chapters, trace["tokens"]) or undrawable(trace["tokens"])
         if problem:
             raise UsageError(problem)
         with output_lock(request.out):

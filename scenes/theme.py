@@ -90,12 +90,19 @@ def fonts_covering(characters: frozenset[str]) -> frozenset[str]:
     return frozenset(name.strip() for line in listing.splitlines() for name in line.split(","))
 
 
-def font_for(text: str) -> str:
-    """The theme's font, after checking it has every glyph of ``text`` (Pango would draw boxes)."""
+def missing_glyphs(text: str) -> str:
+    """The characters of ``text`` that the theme's font cannot draw."""
     font = theme().font
     visible = frozenset(ch for ch in text if not ch.isspace())
-    if visible and font not in fonts_covering(visible):
-        missing = "".join(sorted(ch for ch in visible if font not in fonts_covering(frozenset(ch))))
-        raise FontError(f"font {font!r} cannot draw {missing!r}: install it with "
+    if not visible or font in fonts_covering(visible):
+        return ""
+    return "".join(sorted(ch for ch in visible if font not in fonts_covering(frozenset(ch))))
+
+
+def font_for(text: str) -> str:
+    """The theme's font, after checking it has every glyph of ``text`` (Pango would draw boxes)."""
+    missing = missing_glyphs(text)
+    if missing:
+        raise FontError(f"font {theme().font!r} cannot draw {missing!r}: install it with "
                         f"'apt-get install {FONT_PACKAGE}' (or ./render.sh, which does)")
-    return font
+    return theme().font

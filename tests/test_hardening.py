@@ -333,3 +333,9 @@ def test_eight_renders_into_one_folder_take_turns_and_leave_a_consistent_output(
     (chapter,) = manifest["chapters"]
     assert hashlib.sha256((out / chapter["file"]).read_bytes()).hexdigest() == chapter["sha256"]
     assert not list(out.glob(".staging-*"))
+
+
+def test_words_the_font_cannot_draw_are_refused_before_rendering():
+    assert render.undrawable(["猫", "喜欢", "the", "cat"]) is None
+    message = render.undrawable(["猫", "قطة"])  # an Arabic word, as a user's corpus could hold
+    assert message and "cannot draw" in message and "Chinese characters or Latin letters" in message
