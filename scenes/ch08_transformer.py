@@ -3,8 +3,6 @@ dilution; then Attention(Q, K, V) = softmax(QKᵀ/√d_k)V built from the senten
 
 from __future__ import annotations
 
-import math
-
 from manim import (DOWN, LEFT, RIGHT, UP, Arrow, ArcBetweenPoints, Circle, Create, FadeIn, FadeOut, Indicate,
                    ReplacementTransform, SurroundingRectangle, VGroup)
 
@@ -169,4 +167,3 @@ class TransformerContributions(ExplainerScene):
             self.play(Indicate(self.part("V", 1), color=role_colour("value")), FadeIn(values), FadeIn(name))
             self.play(FadeIn(label("=", 28).move_to(mixed.get_left() + LEFT * 0.4)), FadeIn(mixed, shift=0.2 * LEFT))
             self.play(Create(SurroundingRectangle(self.formula, color=role_colour("output"), buff=0.12)))
-        self.numbers_on_screen["sqrt d_k"] = math.sqrt(attention["config"]["d_k"])
