@@ -26,6 +26,8 @@ from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT))
+
+from scenes import render  # noqa: E402
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGKILL)
 GOOD, OTHER = "猫喜欢抓老鼠", "狗喜欢抓飞盘"
 
@@ -58,15 +60,6 @@ def interrupt(out: Path, how: signal.Signals, delay: float) -> int:
     return process.returncode
 
 
-def dead_work_folders() -> list[Path]:
-    """Work folders of renders whose process is gone."""
-    from scenes.render import WORK_PREFIX, alive
-
-    return [w for w in Path(tempfile.gettempdir()).glob(f"{WORK_PREFIX}*-*")
-            if w.name.removeprefix(WORK_PREFIX).split("-")[0].isdigit()
-            and not alive(int(w.name.removeprefix(WORK_PREFIX).split("-")[0]))]
-
-
 def main(argv: list[str] | None = None) -> int:
     options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     options.add_argument("--runs", type=int, default=20)
@@ -93,9 +86,9 @@ def main(argv: list[str] | None = None) -> int:
             failures += not ok
             print(f"run {run:2d}: {how.name:7s} at {delay:4.1f}s, exit {code}: "
                   f"{'published files unchanged' if ok else 'CHANGED: ' + ', '.join(changed)}")
-        leftovers = len(list(out.glob(".staging-*"))) + len(dead_work_folders())
+        leftovers = len(list(out.glob(".staging-*"))) + len(render.dead_work_folders())
         final_ok = subprocess.run(command(out, OTHER), cwd=PROJECT, capture_output=True).returncode == 0
-        swept = not list(out.glob(".staging-*")) and not dead_work_folders()
+        swept = not list(out.glob(".staging-*")) and not render.dead_work_folders()
         print(f"staging and work folders left by SIGKILL before the last render: {leftovers}; after it: "
               f"{'none' if swept else 'some'}; last render {'succeeded' if final_ok else 'FAILED'}")
         failures += (not final_ok) + (not swept)

@@ -83,9 +83,6 @@ def burn_subtitles(clip: Path, srt: Path, target: Path, work: Path, theme: Theme
 GIF_WIDTH, GIF_FPS = 640, 10  # about 2 MB for a 45-second chapter; Manim's own GIF at 480p15 is ~30× that
 
 
-GIF_WIDTH, GIF_FPS = 640, 10  # about 2 MB for a 45-second chapter; Manim's own GIF at 480p15 is ~30× that
-
-
 def make_gif(clip: Path, target: Path) -> None:
     """A GIF small enough for slides and documents: 640 px wide, 10 frames a second, one palette."""
     graph = (f"fps={GIF_FPS},scale='min({GIF_WIDTH},iw)':-2:flags=lanczos,split[a][b];"

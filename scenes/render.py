@@ -37,7 +37,7 @@ from scenes.outputs import (burn_subtitles, contact_sheet, file_digest, frames, 
                             probe, stage_sections)
 from scenes.source import PROJECT
 from scenes.strings import text
-from scenes.theme import THEMES, FontError, font_for, missing_glyphs
+from scenes.theme import THEMES, FontError, font_for, missing_glyphs, theme
 
 QUALITIES = {"l": "480p15", "m": "720p30", "h": "1080p60", "k": "2160p60"}  # Manim's -q letters
 X264_PRESETS = ("ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow")
@@ -191,7 +191,7 @@ def undrawable(tokens: list[str]) -> str | None:
     already; a word of another script, from a user's corpus, would come out as boxes), or None."""
     missing = missing_glyphs("".join(tokens))
     if missing:
-        return (f"the font {THEMES['dark'].font!r} cannot draw {ascii(missing)} in the sentence: use words "
+        return (f"the font {theme().font!r} cannot draw {ascii(missing)} in the sentence: use words "
                 "written in Chinese characters or Latin letters")
     return None
 
@@ -273,9 +273,11 @@ def run_measured(command: list[str], cwd: Path, env: dict, logs: Path) -> tuple[
 
 
 def encoder_config(request: Request, work: Path) -> Path:
-    """A Manim config file with the encoder options for this render's format."""
-    options = {"mp4": f"preset = {request.preset}\n", "gif": f"preset = {request.preset}\n"}.get(request.format, "")
-    path = work / f"encoder-{request.format}.cfg"
+    """A Manim config file with the encoder options for this render: libx264's preset when Manim
+    writes mp4 (for mp4 and gif), Manim's defaults for its other codecs."""
+    manim_format = MANIM_FORMAT.get(request.format, request.format)
+    options = f"preset = {request.preset}\n" if manim_format == "mp4" else ""
+    path = work / f"encoder-{manim_format}.cfg"
     path.write_text(f"[video_encoder.options]\n{options}", encoding="utf-8")
     return path
 
@@ -413,7 +415,8 @@ def build_deck(scenes: list[str], request: Request, work: Path, folder: Path) ->
     shutil.copytree(REVEAL / "dist", folder / "reveal.js" / "dist")
     theme = THEMES[request.theme]
     command = [sys.executable, "-m", "manim_slides", "convert", "--folder", str(work / "slides"), "--to", "html",
-               *scenes, str(folder / "explainer.html"), "-ccdn_url=reveal.js", "-creveal_version=6.0.1",
+               *scenes, str(folder / "explainer.html"), "-ccdn_url=reveal.js",
+               f"-creveal_version={(REVEAL / '.version').read_text().strip()}",
                f"-ctitle={text(request.lang, 'deck.title')}", f"-cbackground_color={theme.background}",
                f"-creveal_theme={'black' if request.theme == 'dark' else 'white'}"]
     result = subprocess.run(command, cwd=PROJECT, capture_output=True, text=True)
@@ -429,10 +432,18 @@ def sweep_leftovers(out: Path) -> None:
     folders of renders killed so hard they could not clean up (named by the pid that made them)."""
     for leftover in out.glob(".staging-*"):
         shutil.rmtree(leftover, ignore_errors=True)
+    for work in dead_work_folders():
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def dead_work_folders() -> list[Path]:
+    """Work folders (named attention-render-<pid>-…) whose render process is gone."""
+    dead = []
     for work in Path(tempfile.gettempdir()).glob(f"{WORK_PREFIX}*-*"):
         pid = work.name.removeprefix(WORK_PREFIX).split("-")[0]
         if pid.isdigit() and not alive(int(pid)):
-            shutil.rmtree(work, ignore_errors=True)
+            dead.append(work)
+    return dead
 
 
 def alive(pid: int) -> bool:
