@@ -16,7 +16,7 @@ import torch
 from model.files import write_atomically
 
 # Bump when the models or the checkpoint layout change: older files are then retrained.
-FORMAT = 4
+FORMAT = 5
 
 
 class CheckpointError(ValueError):

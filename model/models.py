@@ -74,7 +74,7 @@ def train_models(corpus: Corpus, translator: bool = False) -> tuple[dict, dict |
     # Longest first, so that the cores finish together: translator, RNN, then the attention models.
     tasks = {"translator": (train_translator_payload, *twin_corpora())} if translator else {}
     tasks |= {
-        "rnn": (train.train_rnn, vocab, inputs, targets),
+        "rnn": (train.train_rnn, vocab, inputs, targets, corpus),
         "attention": (train.train_attention, vocab, inputs, targets),
         "multi_head": (train.train_multi_head, vocab, inputs, targets, MULTI_HEAD_HEADS),
     }

@@ -27,7 +27,7 @@ class RNNDilution(ExplainerScene):
 
     def state(self, t: int) -> NodeLayer:
         return NodeLayer(self.trace["rnn"]["hidden"][t], "value", radius=0.11, spacing=0.29,
-                         direction=DOWN).move_to([-4.3, -0.2, 0])
+                         direction=DOWN, per_line=16).move_to([-4.3, -0.2, 0])
 
     def show_one_word_in(self):
         self.title = self.show_title()
@@ -102,8 +102,8 @@ class RNNDilution(ExplainerScene):
         self.play(*(FadeOut(m) for m in self.mobjects if m is not self.title))
         rnn, transformer = self.curve("rnn", "key"), self.curve("transformer", "query")
         self.numbers_on_screen["rnn at 0"] = rows[0]["rnn"]
-        # Whether the RNN's accuracy really falls with distance (it does for the Chinese corpus; the
-        # English RNN never learns the object and stays near chance) decides which line is true.
+        # Whether the RNN's accuracy really falls with distance decides which line is true: an RNN
+        # trained on a user's corpus may be as good far as near, or never learn the object at all.
         line = "ch03.accuracy" if rows[0]["rnn"] - rows[-1]["rnn"] >= FALLS_BY else "ch03.accuracy_flat"
         with self.narration(line, near=f"{rows[0]['rnn']:.2f}", far=f"{rows[-1]['rnn']:.2f}",
                             flat=f"{rows[-1]['transformer']:.2f}"):

@@ -1,4 +1,4 @@
-"""Key frames of chapters 1–11 (and two in the light theme) against committed control frames
+"""Key frames of chapters 1–11 (two in the light theme, one in English) against committed control frames
 (tests/control_data).
 
 Regenerate after a deliberate visual change: ./render.sh test tests/test_graphical.py --set_test
@@ -182,3 +182,20 @@ def test_light_ch04_prediction(scene):
 @frames_comparison(base_scene=EncoderDecoder, renderer_class=MovingCameraRenderer)
 def test_light_ch11_cross_attention(scene):
     EncoderDecoder.construct(scene)
+
+
+@pytest.fixture
+def english_trace(scene_trace, tmp_path, monkeypatch):
+    from model.trace import build_trace
+    from model.trace_schema import save_trace
+
+    save_trace(build_trace("the cat likes to catch mice", "en"), tmp_path / "trace.json")
+    monkeypatch.setenv("ATTENTION_TRACE", str(tmp_path / "trace.json"))
+    monkeypatch.setenv("ATTENTION_LANG", "en")
+
+
+@pytest.mark.usefixtures("english_trace")
+@frames_comparison(base_scene=RNNDilution, renderer_class=MovingCameraRenderer)
+def test_english_ch03_a_larger_state_wraps_into_two_columns(scene):
+    scene.show_one_word_in()
+    scene.feed_back_the_state()

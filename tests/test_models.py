@@ -76,8 +76,8 @@ def test_training_twice_gives_bitwise_equal_weights(monkeypatch, zh_models):
     second, _, _ = train.train_attention(vocab, inputs, targets)
     for name, tensor in first.state_dict().items():
         assert torch.equal(tensor, second.state_dict()[name]), name
-    assert train.train_rnn(vocab, inputs, targets).state_dict()["output.weight"].equal(
-        train.train_rnn(vocab, inputs, targets).state_dict()["output.weight"])
+    assert train.train_rnn_of_size(vocab, inputs, targets, 16).state_dict()["output.weight"].equal(
+        train.train_rnn_of_size(vocab, inputs, targets, 16).state_dict()["output.weight"])
 
 
 def test_training_history_records_every_fifty_steps_with_snapshots(zh_models):

@@ -3,9 +3,9 @@
 import pytest
 import torch
 
-from model import measure
+from model import measure, train
 from model.corpus import MAX_FILLERS, STORIES, story_pairs
-from model.models import cache_root, load_translator, translate_words
+from model.models import cache_root, default_corpus, load_models, load_translator, translate_words
 
 
 def test_from_zhua_the_largest_weight_goes_to_mao_and_is_at_least_0_9(default_trace):
@@ -49,6 +49,23 @@ def test_stored_accuracy_is_what_the_models_measure_now(zh_models):
     for row in stored[::5]:
         live, _ = measure.object_accuracy(zh_models.rnn, zh_models.vocab, zh_models.corpus, row["distance"])
         assert live == row["rnn"]
+
+
+def test_the_english_rnn_has_learned_the_object_next_to_its_subject_and_misses_it_more_often_far_away():
+    models = load_models(default_corpus("en"))
+    accuracy = {row["distance"]: row["rnn"] for row in models.accuracy_by_distance}
+    assert accuracy[0] >= train.LEARNED_NEARBY
+    assert accuracy[MAX_FILLERS] < accuracy[0]
+
+
+def test_the_english_rnn_needed_a_larger_state_to_learn_at_all():
+    models = load_models(default_corpus("en"))
+    sizes = train.RNN_STATE_SIZES
+    assert models.rnn.config.d_hidden in sizes[1:]
+    smaller = sizes[sizes.index(models.rnn.config.d_hidden) - 1]
+    inputs, targets = train.next_word_data(models.corpus.sentences, models.vocab)
+    rnn = train.train_rnn_of_size(models.vocab, inputs, targets, smaller)
+    assert not train.learned_nearby(rnn, models.vocab, models.corpus)
 
 
 def test_the_rnn_finds_the_object_next_to_its_subject_but_less_often_far_from_it(zh_models):

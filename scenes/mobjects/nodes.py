@@ -35,18 +35,24 @@ class NodeLayer(VGroup):
     """A row or column of nodes, each filled with the colour of its real value.
 
     ``role`` (input, query, key, value, output) colours the outline; ``show_values`` writes each
-    value beside its node.
+    value beside its node; with ``per_line``, more nodes than that wrap into further columns (or rows).
     """
 
     def __init__(self, values: Sequence[float], role: str, radius: float = 0.16, spacing: float = 0.45,
                  direction=DOWN, show_values: bool = False, digits: int = 2, value_size: float = 14,
-                 value_side=None, **kwargs):
+                 value_side=None, per_line: int | None = None, **kwargs):
         super().__init__(**kwargs)
         self.values = [float(v) for v in values]
         self.role = role
         self.direction = direction
         self.nodes = VGroup(*(self._node(v, radius) for v in self.values))
-        self.nodes.arrange(direction, buff=spacing - 2 * radius)
+        if per_line and len(self.values) > per_line:
+            lines = -(-len(self.values) // per_line)
+            grid = (dict(rows=per_line, cols=lines, flow_order="dr") if abs(direction[1]) > 0
+                    else dict(rows=lines, cols=per_line, flow_order="rd"))
+            self.nodes.arrange_in_grid(**grid, buff=spacing - 2 * radius)
+        else:
+            self.nodes.arrange(direction, buff=spacing - 2 * radius)
         self.add(self.nodes)
         self.value_labels = VGroup()
         if show_values:

@@ -1,0 +1,70 @@
+"""How far the RNN's object accuracy falls with distance, over many trainings rather than one.
+
+    .venv/bin/python benchmarks/rnn_dilution.py             # 5 seeds, both languages, every state size
+    .venv/bin/python benchmarks/rnn_dilution.py --seeds 10 --lang zh
+
+Trains the Elman RNN of model/rnn.py with the project's schedule on the default story corpus, once
+per (language, hidden-state size, seed), and prints its object accuracy at distance 0, 5 and 10,
+then a summary per size: how many trainings learned the object next to its subject (distance 0
+≥ LEARNED_NEARBY), and for those the range of accuracy at distance 10. The shipped models use seed
+7 and the smallest size that learns (model/train.py, RNN_STATE_SIZES).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from model import measure, train  # noqa: E402
+from model.corpus import LANGUAGES, MAX_FILLERS  # noqa: E402
+from model.models import default_corpus  # noqa: E402
+from model.tokenizer import Vocab  # noqa: E402
+
+DISTANCES = (0, 5, MAX_FILLERS)
+
+
+def accuracy_after_training(lang: str, size: int, seed: int) -> list[float]:
+    corpus = default_corpus(lang)
+    vocab = Vocab(corpus.words, lang)
+    inputs, targets = train.next_word_data(corpus.sentences, vocab)
+    model = train.train_rnn_of_size(vocab, inputs, targets, size, seed)
+    return [measure.object_accuracy(model, vocab, corpus, d)[0] for d in DISTANCES]
+
+
+def summary(results: dict) -> None:
+    print(f"\n{'lang':<5} {'nodes':>5} {'learned':>8}  distance {MAX_FILLERS} when learned (min / median / max)")
+    for lang, size in sorted({(lang, size) for lang, size, _ in results}):
+        rows = [acc for (l, s, _), acc in results.items() if (l, s) == (lang, size)]
+        far = sorted(acc[-1] for acc in rows if acc[0] >= train.LEARNED_NEARBY)
+        spread = f"{far[0]:.2f} / {far[len(far) // 2]:.2f} / {far[-1]:.2f}" if far else "-"
+        print(f"{lang:<5} {size:>5} {len(far):>4} of {len(rows):<2}  {spread}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=5, help="trainings per language and size (default 5)")
+    parser.add_argument("--lang", choices=LANGUAGES, action="append", help="a language (default: both)")
+    args = parser.parse_args()
+    if args.seeds < 1:
+        parser.error("--seeds must be at least 1")
+    seeds = range(train.SEED, train.SEED + args.seeds)
+    tasks = {(lang, size, seed): (accuracy_after_training, lang, size, seed)
+             for lang in args.lang or LANGUAGES for size in train.RNN_STATE_SIZES for seed in seeds}
+    started = time.monotonic()
+    cores = os.cpu_count() or 1
+    print(f"training {len(tasks)} RNNs, {cores} at a time; about {len(tasks) * 9 // cores} s", file=sys.stderr, flush=True)
+    results = train.run_parallel(tasks)
+    print(f"{'lang':<5} {'nodes':>5} {'seed':>5}  " + "  ".join(f"d={d:<3}" for d in DISTANCES))
+    for (lang, size, seed), accuracy in sorted(results.items()):
+        print(f"{lang:<5} {size:>5} {seed:>5}  " + "  ".join(f"{a:.3f}" for a in accuracy))
+    summary(results)
+    print(f"\n{time.monotonic() - started:.0f} s", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
