@@ -57,6 +57,14 @@ def story(models) -> None:
         line(f"multi-head: head {head['head']} looks at {head['looks_at']}", shares)
 
 
+def english_rnn(models) -> None:
+    line("english: rnn hidden nodes", models.rnn.config.d_hidden)
+    rows = models.accuracy_by_distance
+    line("english: object accuracy at 0 / 5 / 10 (transformer)",
+         " / ".join(f"{rows[d]['transformer']:.3f}" for d in (0, 5, 10)))
+    line("english: object accuracy at 0 / 5 / 10 (rnn)", " / ".join(f"{rows[d]['rnn']:.3f}" for d in (0, 5, 10)))
+
+
 def translation() -> None:
     translator = load_translator()
     pairs = held_out_translations(default_corpus("zh"))
@@ -85,6 +93,7 @@ def main() -> None:
     cpu = subprocess.run(["nproc"], capture_output=True, text=True).stdout.strip()
     line("machine", f"{platform.machine()}, {cpu} cores, torch {torch.__version__}")
     story(load_models(default_corpus("zh")))
+    english_rnn(load_models(default_corpus("en")))
     translation()
     if args.retrain:
         retrain_and_compare()
