@@ -3,13 +3,15 @@ each earlier word's share of the fixed-size state shrinks; accuracy against dist
 
 from __future__ import annotations
 
+import numpy as np
 from manim import (DOWN, RIGHT, UP, Arrow, Create, CurvedArrow, FadeIn, FadeOut, Indicate, Rectangle, Transform,
                    VGroup)
 
 from scenes.base import ExplainerScene
-from scenes.mobjects import NodeLayer, Plot, accuracy_curve, label
+from scenes.mobjects import NodeLayer, Plot, accuracy_curve, fitted, label
 from scenes.theme import role_colour
 
+WORD_IN = np.array([-5.6, -0.2, 0])  # where each word going in ends: the arrow into the state starts here
 BAR = {"left": -1.6, "step": 0.95, "bottom": -2.6, "height": 4.6, "width": 0.5}
 CHART = {"left": -4.8, "right": 3.8, "bottom": -2.6, "top": 2.2}
 FALLS_BY = 0.05  # an accuracy drop from distance 0 to the furthest smaller than this is no fall
@@ -29,11 +31,15 @@ class RNNDilution(ExplainerScene):
         return NodeLayer(self.trace["rnn"]["hidden"][t], "value", radius=0.11, spacing=0.29,
                          direction=DOWN, per_line=16).move_to([-4.3, -0.2, 0])
 
+    def word_going_in(self, t: int):
+        """Word t left of the arrow into the state, ending where the arrow starts; long words shrink."""
+        return fitted(label(self.trace["tokens"][t], 32), 1.4).move_to(WORD_IN, aligned_edge=RIGHT)
+
     def show_one_word_in(self):
         self.title = self.show_title()
-        self.word_in = label(self.trace["tokens"][0], 32).move_to([-6.3, -0.2, 0])
+        self.word_in = self.word_going_in(0)
         self.hidden = self.state(0)
-        self.feed = Arrow(self.word_in.get_right(), self.hidden.get_left(), buff=0.15, color=role_colour("input"))
+        self.feed = Arrow(WORD_IN, self.hidden.get_left(), buff=0.15, color=role_colour("input"))
         title = self.word("state", 16, "value").next_to(self.hidden, UP, buff=0.15)
         with self.narration("ch03.one"):
             self.play(FadeIn(self.word_in), Create(self.feed), self.hidden.create(), FadeIn(title))
@@ -51,7 +57,7 @@ class RNNDilution(ExplainerScene):
 
     def step_to(self, t: int):
         """The next word goes in with the fed-back state; the state's nodes take their new values."""
-        self.play(Transform(self.word_in, label(self.trace["tokens"][t], 32).move_to(self.word_in)),
+        self.play(Transform(self.word_in, self.word_going_in(t)),
                   Transform(self.hidden, self.state(t)), run_time=1.0)
 
     def share_bar(self, t: int) -> VGroup:
