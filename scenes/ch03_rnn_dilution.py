@@ -1,5 +1,5 @@
 """Chapter 3 — RNN information dilution (seed 1.3): one word at a time, the hidden state fed back;
-each earlier word's share of the fixed-size state shrinks; accuracy against distance."""
+the subject's share of the fixed-size state shrinks; accuracy against distance."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ class RNNDilution(ExplainerScene):
     def construct(self):
         self.show_one_word_in()
         self.feed_back_the_state()
-        self.shrink_the_first_word()
+        self.shrink_the_followed_word()
         self.compare_accuracy()
 
     def state(self, t: int) -> NodeLayer:
@@ -60,34 +60,40 @@ class RNNDilution(ExplainerScene):
         self.play(Transform(self.word_in, self.word_going_in(t)),
                   Transform(self.hidden, self.state(t)), run_time=1.0)
 
-    def share_bar(self, t: int) -> VGroup:
-        """Step t's state as a bar split by word: the first word's share highlighted."""
+    def followed(self) -> int:
+        """The word whose share is followed: the one the last prediction needs most (the subject, as
+        the trained attention model picks it; in English not "the", the first word)."""
+        return self.trace["training"]["key_index"]
+
+    def share_bar(self, t: int, column: int) -> VGroup:
+        """Step t's state as a bar split by word: the followed word's share highlighted."""
+        followed = self.followed()
         shares = self.trace["rnn"]["influence"][t][: t + 1]
-        x = BAR["left"] + BAR["step"] * t
+        x = BAR["left"] + BAR["step"] * column
         pieces, bottom = VGroup(), BAR["bottom"]
         for i, share in enumerate(shares):
             height = max(share * BAR["height"], 1e-3)
-            colour = role_colour("highlight") if i == 0 else role_colour("muted")
+            colour = role_colour("highlight") if i == followed else role_colour("muted")
             piece = Rectangle(width=BAR["width"], height=height, stroke_width=1, stroke_color=role_colour("background"),
-                              fill_color=colour, fill_opacity=0.9 if i == 0 else 0.35 + 0.1 * (i % 3))
+                              fill_color=colour, fill_opacity=0.9 if i == followed else 0.35 + 0.1 * (i % 3))
             pieces.add(piece.move_to([x, bottom + height / 2, 0]))
             bottom += height
-        share = self.shown(f"first word share {t}", shares[0], 2, 16, "highlight")
+        share = self.shown(f"share {t}", shares[followed], 2, 16, "highlight")
         word = label(self.trace["tokens"][t], 18).next_to(pieces, DOWN, buff=0.15)
         return VGroup(pieces, share.next_to(pieces, UP, buff=0.1), word)
 
-    def shrink_the_first_word(self):
-        influence = self.trace["rnn"]["influence"]
-        count = min(len(influence), 8)
-        self.bars = VGroup(self.share_bar(0))
-        with self.narration("ch03.shares", first=self.trace["tokens"][0], start=f"{influence[0][0]:.2f}",
-                            end=f"{influence[count - 1][0]:.2f}"):
-            self.play(FadeIn(self.bars[0]))
-            for t in range(1, count):
+    def shrink_the_followed_word(self):
+        """A bar per step from the followed word on (at most 8): its share of the state shrinking."""
+        influence, followed = self.trace["rnn"]["influence"], self.followed()
+        steps = range(followed, min(len(influence), followed + 8))
+        self.bars = VGroup()
+        with self.narration("ch03.shares", word=self.trace["tokens"][followed],
+                            start=f"{influence[followed][followed]:.2f}", end=f"{influence[steps[-1]][followed]:.2f}"):
+            for column, t in enumerate(steps):
                 if t > 1:
                     self.step_to(t)
-                self.bars.add(self.share_bar(t))
-                self.play(FadeIn(self.bars[t], shift=0.2 * UP), run_time=0.8)
+                self.bars.add(self.share_bar(t, column))
+                self.play(FadeIn(self.bars[column], shift=0.2 * UP), run_time=0.8)
 
     def plot(self) -> Plot:
         return Plot(CHART, x_max=self.trace["accuracy_by_distance"][-1]["distance"])

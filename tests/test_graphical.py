@@ -90,7 +90,7 @@ def test_ch01_probabilities_back_to_a_word(scene):
 def test_ch03_the_first_words_share_shrinking(scene):
     scene.show_one_word_in()
     scene.feed_back_the_state()
-    scene.shrink_the_first_word()
+    scene.shrink_the_followed_word()
 
 
 @frames_comparison(base_scene=RNNDilution, renderer_class=MovingCameraRenderer)

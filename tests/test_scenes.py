@@ -93,11 +93,12 @@ def test_chapter_2_shows_the_real_parameter_counts_and_the_machine_limit(scene_t
 def test_chapter_3_shows_the_real_shares_and_accuracies(scene_trace, default_trace):
     shown = run(RNNDilution).numbers_on_screen
     influence, rows = default_trace["rnn"]["influence"], default_trace["accuracy_by_distance"]
-    assert [shown[f"first word share {t}"] for t in range(4)] == [row[0] for row in influence]
+    assert default_trace["training"]["key_index"] == 0  # 猫
+    assert [shown[f"share {t}"] for t in range(4)] == [row[0] for row in influence]
     assert shown["hidden nodes"] == default_trace["rnn"]["config"]["d_hidden"]
     assert shown["rnn at 0"] == rows[0]["rnn"] and shown["rnn at 10"] == rows[10]["rnn"]
     assert shown["transformer at 10"] == rows[10]["transformer"]
-    assert shown["first word share 3"] < shown["first word share 1"]
+    assert shown["share 3"] < shown["share 1"]
 
 
 def test_chapter_4_shows_the_real_q_k_score_weight_and_prediction(scene_trace, default_trace):
@@ -239,7 +240,7 @@ def test_every_chapter_constructs_for_another_corpus_sentence(other_sentence):
     assert run(NetworkBasics).numbers_on_screen["token id"] == attention["token_ids"][query]
     assert run(ScaleProblem).numbers_on_screen["attention"] == other_sentence["scale"][0]["attention"]
     last = len(other_sentence["tokens"]) - 1
-    assert run(RNNDilution).numbers_on_screen[f"first word share {last}"] == other_sentence["rnn"]["influence"][last][0]
+    assert run(RNNDilution).numbers_on_screen[f"share {last}"] == other_sentence["rnn"]["influence"][last][0]
     assert run(AttentionNodes).numbers_on_screen["score"] == attention["scores"][0][0]
     assert run(MultiCopyInference).numbers_on_screen[f"weight {query}"] == attention["weights"][query][query]
     training = other_sentence["training"]
@@ -283,9 +284,11 @@ def english_sentence(tmp_path, monkeypatch):
     from model.trace_schema import save_trace
 
     path = tmp_path / "trace.json"
-    save_trace(build_trace("the cat likes to catch mice", "en"), path)
+    trace = build_trace("the cat likes to catch mice", "en")
+    save_trace(trace, path)
     monkeypatch.setenv("ATTENTION_TRACE", str(path))
     monkeypatch.setenv("ATTENTION_LANG", "en")
+    return trace
 
 
 # Chapter 11 shows the translator's Chinese source sentence: Chinese there is the data, not the language.
@@ -298,6 +301,16 @@ def test_an_english_chapter_puts_no_chinese_on_screen(english_sentence, monkeypa
     monkeypatch.setattr(nodes, "font_for", lambda text: written.append(text) or font_for(text))
     run(chapter)
     assert written and not [t for t in written if any("\u3000" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef" for ch in t)]
+
+
+def test_chapter_3_in_english_follows_the_subject_not_the_first_word(english_sentence):
+    scene = run(RNNDilution)
+    tokens, influence = english_sentence["tokens"], english_sentence["rnn"]["influence"]
+    assert tokens[english_sentence["training"]["key_index"]] == "cat"
+    later = range(1, len(tokens))
+    assert [scene.numbers_on_screen[f"share {t}"] for t in later] == [influence[t][1] for t in later]
+    assert "share 0" not in scene.numbers_on_screen
+    assert any("“cat”" in line for line in scene.spoken)
 
 
 def test_chapter_3_in_english_says_the_rnn_falls(english_sentence):
