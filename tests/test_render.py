@@ -64,17 +64,11 @@ def test_joined_subtitles_shift_each_chapter_by_the_ones_before(tmp_path):
     assert [(c.start, c.end, c.text) for c in cues] == [(0.0, 2.0, "一"), (16.0, 18.5, "二")]
 
 
+# Through the real process (python -m scenes.render); every bad flag is also checked in-process, with
+# more cases, by tests/test_hardening.py's BAD_FLAGS.
 @pytest.mark.parametrize("args, fragment", [
     (["--chapters", "42"], "no chapter 42"),
-    (["--chapters", "four"], "numbers separated by commas"),
-    (["--quality", "x"], "unknown quality"),
-    (["--format", "avi"], "unknown format"),
-    (["--format", "mp4", "--transparent"], "--transparent needs"),
     (["--format", "png", "--jobs", "-3"], "--jobs must be 1 or more"),
-    (["--jobs", "0"], "--jobs must be 1 or more"),
-    (["--jobs", "many"], "not a number"),
-    (["--lang", "fr"], "unknown language"),
-    (["--corpus", "missing.txt"], "cannot read corpus"),
     (["--sentence", "狮子喜欢抓老鼠"], "unknown word"),
     (["--sentence", "   "], "empty"),
     (["--sentence", "猫今天每天早上晚上也总是一直常常喜欢抓老鼠"], "chapter 5 lays out at most 9 words"),
