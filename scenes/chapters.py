@@ -42,9 +42,13 @@ BY_NUMBER = {chapter.number: chapter for chapter in CHAPTERS}
 
 
 def too_long_for(chapters, tokens: list[str]) -> str | None:
-    """Why the sentence cannot be drawn by one of the chapters, or None."""
-    for chapter in chapters:
-        if chapter.max_words is not None and len(tokens) > chapter.max_words:
-            return (f"chapter {chapter.number} lays out at most {chapter.max_words} words and the sentence has "
-                    f"{len(tokens)}: shorten it, or leave the chapter out with --chapters")
-    return None
+    """Why the sentence cannot be drawn by some of the chapters, and which ones can draw it; or None."""
+    refusing = [c for c in chapters if c.max_words is not None and len(tokens) > c.max_words]
+    if not refusing:
+        return None
+    limit = min(c.max_words for c in refusing)
+    drawable = ",".join(str(c.number) for c in chapters if c not in refusing)
+    who = (f"chapter {refusing[0].number} lays" if len(refusing) == 1
+           else f"chapters {', '.join(str(c.number) for c in refusing)} lay")
+    way_out = f", or leave {'it' if len(refusing) == 1 else 'them'} out with --chapters {drawable}" if drawable else ""
+    return f"{who} out at most {limit} words and the sentence has {len(tokens)}: shorten it{way_out}"
