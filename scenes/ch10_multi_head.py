@@ -31,7 +31,7 @@ class MultiHead(ExplainerScene):
         tokens = self.trace["tokens"]
         numbers = [[self.shown(f"{name} {i} {j}", w, 2, min(16, 26 * cell), "text") if j <= i else None
                     for j, w in enumerate(row)] for i, row in enumerate(weights)]
-        return WeightGrid(weights, tokens, tokens, numbers, cell=cell, word_size=min(18, 30 * cell))
+        return WeightGrid(weights, tokens, tokens, numbers, cell=cell, word_size=min(18, 30 * cell), causal=True)
 
     def cell_size(self, grids: int) -> float:
         return min(0.75, (GRID_WIDTH / grids - 1.2) / len(self.trace["tokens"]), GRID_HEIGHT / len(self.trace["tokens"]))

@@ -14,6 +14,7 @@ from scenes.theme import role_colour
 BLOCK = {"width": 3.6, "height": 0.7}
 COLUMNS = {"encoder": -3.3, "decoder": 3.0}
 HALF = 5.0  # width for the cells of one grid when two share the screen
+NUMBERED_CELL = 0.45  # smallest cell that holds a legible weight (0.99 at 15 pt is 0.38 wide)
 
 
 def block(text: str, role: str) -> VGroup:
@@ -76,9 +77,16 @@ class EncoderDecoder(ExplainerScene):
                       FadeIn(Arrow(self.decoder[2].get_top(), after.get_bottom(), buff=0.08, color=role_colour("output"))))
 
     def grid(self, name: str, weights, rows: list[str], columns: list[str], causal: bool, cell: float) -> WeightGrid:
-        numbers = [[self.shown(f"{name} {i} {j}", w, 2, 15, "text") if not causal or j <= i else None
+        """A weight grid, numbers recorded as "name i j". Cells too small for a legible number (a
+        long sentence) keep only their colour, except each row's largest weight."""
+        peaks = [max(range(i + 1 if causal else len(row)), key=row.__getitem__) for i, row in enumerate(weights)]
+
+        def written(i: int, j: int) -> bool:
+            return not (causal and j > i) and (cell >= NUMBERED_CELL or j == peaks[i])
+
+        numbers = [[self.shown(f"{name} {i} {j}", w, 2, 15, "text") if written(i, j) else None
                     for j, w in enumerate(row)] for i, row in enumerate(weights)]
-        return WeightGrid(weights, rows, columns, numbers, cell=cell, word_size=18)
+        return WeightGrid(weights, rows, columns, numbers, cell=cell, word_size=18, causal=causal)
 
     def encode_the_source(self):
         self.clear_stage()

@@ -341,3 +341,37 @@ def test_chapter_3_in_chinese_says_the_rnn_falls(scene_trace, default_trace):
     assert rows[0]["rnn"] - rows[-1]["rnn"] > 0.05
     falls = STRINGS["zh"]["ch03.accuracy"].split("（")[0]
     assert any(line.startswith(falls) for line in run(RNNDilution).spoken)
+
+
+@pytest.fixture
+def long_sentence(tmp_path, monkeypatch):
+    from model.trace import build_trace
+    from model.trace_schema import save_trace
+
+    trace = build_trace("猫今天每天早上晚上也总是一直常常喜欢抓老鼠", "zh")
+    path = tmp_path / "trace.json"
+    save_trace(trace, path)
+    monkeypatch.setenv("ATTENTION_TRACE", str(path))
+    return trace
+
+
+def test_chapter_11_keeps_a_long_sentences_grids_legible_and_on_screen(long_sentence):
+    from manim import config
+
+    scene = run(EncoderDecoder)
+    pair, shown = long_sentence["encoder_decoder"], scene.numbers_on_screen
+    source, target = pair["source_tokens"], pair["target_tokens"]
+    assert len(target) >= 14
+    # Cells too small for every number keep each row's largest one, and it is the Trace's.
+    for i, row in enumerate(pair["cross_weights"]):
+        written = [j for j in range(len(source)) if f"cross {i} {j}" in shown]
+        assert written == [max(range(len(row)), key=row.__getitem__)]
+        assert shown[f"cross {i} {written[0]}"] == row[written[0]]
+    for grid in (scene.encoder_grid, scene.decoder_grid, scene.cross):
+        labels = sorted(grid.column_labels, key=lambda m: m.get_left()[0])
+        assert all(a.get_right()[0] < b.get_left()[0] for a, b in zip(labels, labels[1:]))
+        for cell in (c for row in grid.rows for c in row if len(c.submobjects) == 2):
+            square, number = cell
+            assert number.width < square.width and number.height < square.height
+        assert grid.get_left()[0] > -config.frame_width / 2 and grid.get_right()[0] < config.frame_width / 2
+        assert grid.get_bottom()[1] > -config.frame_height / 2 and grid.get_top()[1] < config.frame_height / 2

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from manim import DOWN, LEFT, RIGHT, UP, Line, Square, Text, VGroup, interpolate_color
+from manim import DOWN, LEFT, PI, RIGHT, UP, Line, Square, Text, VGroup, interpolate_color
 
 from scenes.mobjects.nodes import label
 from scenes.theme import role_colour, value_colour
@@ -65,11 +65,13 @@ class HeatGrid(VGroup):
 
 class WeightGrid(VGroup):
     """Attention weights as a grid: a row per querying word, a column per word looked at, each cell
-    as bright as its weight, its number written in (``numbers``, made by the caller, row by row;
-    None for a masked cell, which stays dark and empty)."""
+    as bright as its weight, with its number written in where ``numbers`` (made by the caller, row
+    by row) has one, shrunk to fit the cell. ``causal``: the cells above the diagonal (later words)
+    are masked: dark and empty."""
 
     def __init__(self, weights: Sequence[Sequence[float]], row_words: Sequence[str], column_words: Sequence[str],
-                 numbers: Sequence[Sequence[Text | None]], cell: float = 0.6, word_size: float = 18, **kwargs):
+                 numbers: Sequence[Sequence[Text | None]], cell: float = 0.6, word_size: float = 18,
+                 causal: bool = False, **kwargs):
         super().__init__(**kwargs)
         self.cells, self.rows = VGroup(), []
         for i, row in enumerate(weights):
@@ -77,19 +79,32 @@ class WeightGrid(VGroup):
             for j, weight in enumerate(row):
                 square = Square(cell, stroke_width=1, stroke_color=role_colour("background"),
                                 fill_color=interpolate_color(role_colour("neutral"), role_colour("highlight"), weight),
-                                fill_opacity=1 if numbers[i][j] is not None else 0.25)
+                                fill_opacity=0.25 if causal and j > i else 1)
                 square.move_to(RIGHT * j * cell + DOWN * i * cell)
-                cells.add(VGroup(square, numbers[i][j].move_to(square)) if numbers[i][j] is not None else square)
+                written = numbers[i][j]
+                cells.add(VGroup(square, fitted(written, 0.78 * cell).move_to(square)) if written is not None else square)
             self.rows.append(cells)
             self.cells.add(cells)
         self.row_labels = VGroup(*(label(w, word_size).next_to(self.cells[i], LEFT, buff=0.15)
                                    for i, w in enumerate(row_words)))
-        self.column_labels = VGroup(*(fitted(label(w, word_size), 0.95 * cell).next_to(self.cells[0][j], UP, buff=0.15)
-                                      for j, w in enumerate(column_words)))
+        self.column_labels = VGroup(*(text.next_to(self.cells[0][j], UP, buff=0.15)
+                                      for j, text in enumerate(column_labels(column_words, word_size, cell))))
         self.add(self.cells, self.row_labels, self.column_labels)
 
     def cell(self, i: int, j: int):
         return self.rows[i][j]
+
+
+def column_labels(words: Sequence[str], size: float, cell: float, tallest: float = 1.0) -> list[Text]:
+    """Words over columns ``cell`` wide: as they are if they fit, a little smaller if that is enough;
+    otherwise all stood upright (Chinese a character per line, other words turned on their side), at
+    most ``tallest`` high, so that the labels of one grid read alike."""
+    room = 0.85 * cell  # a gap between neighbours, so that words do not run together
+    flat = [label(w, size) for w in words]
+    if all(text.width * 0.7 <= room for text in flat):
+        return [fitted(text, room) for text in flat]
+    upright = [label("\n".join(w), size) if not w.isascii() else text.rotate(PI / 2) for w, text in zip(words, flat)]
+    return [fitted(text.scale_to_fit_height(min(text.height, tallest)), room) for text in upright]
 
 
 def fitted(text: Text, width: float) -> Text:
