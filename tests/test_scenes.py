@@ -223,16 +223,21 @@ def test_the_formulas_parts_are_found_by_their_glyphs():
     assert glyphs(text, FORMULA, "K^T")[0] is text[FORMULA.replace(" ", "").index("K^T")]
 
 
-@pytest.fixture
-def other_sentence(tmp_path, monkeypatch):
+def traced(sentence: str, tmp_path, monkeypatch) -> dict:
+    """The Trace of ``sentence``, saved where the scenes will read it."""
     from model.trace import build_trace
     from model.trace_schema import save_trace
 
-    trace = build_trace("狐狸每天早上偷偷喜欢抓鸡", "zh")
+    trace = build_trace(sentence, "zh")
     path = tmp_path / "trace.json"
     save_trace(trace, path)
     monkeypatch.setenv("ATTENTION_TRACE", str(path))
     return trace
+
+
+@pytest.fixture
+def other_sentence(tmp_path, monkeypatch):
+    return traced("狐狸每天早上偷偷喜欢抓鸡", tmp_path, monkeypatch)
 
 
 def test_every_chapter_constructs_for_another_corpus_sentence(other_sentence):
@@ -345,14 +350,7 @@ def test_chapter_3_in_chinese_says_the_rnn_falls(scene_trace, default_trace):
 
 @pytest.fixture
 def long_sentence(tmp_path, monkeypatch):
-    from model.trace import build_trace
-    from model.trace_schema import save_trace
-
-    trace = build_trace("猫今天每天早上晚上也总是一直常常喜欢抓老鼠", "zh")
-    path = tmp_path / "trace.json"
-    save_trace(trace, path)
-    monkeypatch.setenv("ATTENTION_TRACE", str(path))
-    return trace
+    return traced("猫今天每天早上晚上也总是一直常常喜欢抓老鼠", tmp_path, monkeypatch)
 
 
 def test_chapter_11_keeps_a_long_sentences_grids_legible_and_on_screen(long_sentence):
