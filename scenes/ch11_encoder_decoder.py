@@ -8,7 +8,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, GrowFromCenter,
                    SurroundingRectangle, VGroup)
 
 from scenes.base import ExplainerScene
-from scenes.mobjects import WeightGrid, label
+from scenes.mobjects import WeightGrid, label, row_peaks
 from scenes.theme import role_colour
 
 BLOCK = {"width": 3.6, "height": 0.7}
@@ -79,7 +79,7 @@ class EncoderDecoder(ExplainerScene):
     def grid(self, name: str, weights, rows: list[str], columns: list[str], causal: bool, cell: float) -> WeightGrid:
         """A weight grid, numbers recorded as "name i j". Cells too small for a legible number (a
         long sentence) keep only their colour, except each row's largest weight."""
-        peaks = [max(range(i + 1 if causal else len(row)), key=row.__getitem__) for i, row in enumerate(weights)]
+        peaks = row_peaks(weights, causal)
 
         def written(i: int, j: int) -> bool:
             return not (causal and j > i) and (cell >= NUMBERED_CELL or j == peaks[i])
@@ -118,17 +118,16 @@ class EncoderDecoder(ExplainerScene):
         self.cross = self.grid("cross", self.pair["cross_weights"], target, source, False, min(0.75, 5.2 / len(target)))
         self.cross.move_to([-1.0, -0.4, 0])
         title = self.word("cross_attention", 22, "highlight").next_to(self.cross, UP, buff=0.25)
-        peaks = VGroup(*(SurroundingRectangle(self.cross.cell(i, max(range(len(row)), key=row.__getitem__)), buff=0.02,
-                                              color=role_colour("output"), stroke_width=4)
-                         for i, row in enumerate(self.pair["cross_weights"])))
+        peaks = VGroup(*(SurroundingRectangle(self.cross.cell(i, j), buff=0.02, color=role_colour("output"),
+                                              stroke_width=4)
+                         for i, j in enumerate(row_peaks(self.pair["cross_weights"]))))
         with self.narration("ch11.cross"):
             self.play(FadeIn(title), FadeIn(self.cross))
             self.play(Create(peaks), run_time=1.5)
 
     def focus_on_the_object(self):
         """The last English word: which Chinese word it looked at most."""
-        row = self.pair["cross_weights"][-1]
-        peak = max(range(len(row)), key=row.__getitem__)
+        row, peak = self.pair["cross_weights"][-1], row_peaks(self.pair["cross_weights"])[-1]
         word, source = self.pair["target_tokens"][-1], self.pair["source_tokens"][peak]
         line = "ch11.focus" if peak == 0 else "ch11.focus_other"
         with self.narration(line, word=word, source=source, weight=f"{row[peak]:.3f}"):

@@ -82,7 +82,8 @@ class WeightGrid(VGroup):
                                 fill_opacity=0.25 if causal and j > i else 1)
                 square.move_to(RIGHT * j * cell + DOWN * i * cell)
                 written = numbers[i][j]
-                cells.add(VGroup(square, fitted(written, 0.78 * cell).move_to(square)) if written is not None else square)
+                cells.add(VGroup(square, fitted(written, 0.78 * cell).move_to(square)) if written is not None
+                          else square)
             self.rows.append(cells)
             self.cells.add(cells)
         self.row_labels = VGroup(*(label(w, word_size).next_to(self.cells[i], LEFT, buff=0.15)
@@ -93,6 +94,11 @@ class WeightGrid(VGroup):
 
     def cell(self, i: int, j: int):
         return self.rows[i][j]
+
+
+def row_peaks(weights: Sequence[Sequence[float]], causal: bool = False) -> list[int]:
+    """For each row, the column of its largest weight (with ``causal``, among the unmasked ones)."""
+    return [max(range(i + 1 if causal else len(row)), key=row.__getitem__) for i, row in enumerate(weights)]
 
 
 def column_labels(words: Sequence[str], size: float, cell: float, tallest: float = 1.0) -> list[Text]:
