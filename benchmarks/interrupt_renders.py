@@ -8,8 +8,8 @@ does, to its whole process group), SIGTERM or SIGKILL after a random delay short
 render. After each run: every published file is byte-identical to the good render (nothing
 truncated, nothing half-replaced) — unless the signal came after the render had published all of
 its files, which its manifest's checksums then show, and the good render is made again — and no
-staging folder of an interrupted render is reused: the next run sweeps them. At the end a render runs to completion in the same folder. Exit code 0 when
-every check held; one line per run either way.
+staging folder of an interrupted render is reused: the next run sweeps them. At the end a render
+runs to completion in the same folder. Exit code 0 when every check held; one line per run either way.
 """
 
 from __future__ import annotations
@@ -44,17 +44,15 @@ def fingerprint(out: Path) -> dict[str, str]:
             for p in sorted(out.rglob("*")) if p.is_file() and not any(part.startswith(".") for part in p.relative_to(out).parts)}
 
 
-def published_whole(out: Path, sentence: str) -> bool:
+def published_whole(out: Path, published: dict[str, str], sentence: str) -> bool:
     """Every file of a render of ``sentence`` is in place: its manifest (published last) names the
-    sentence, and each clip it lists has the sha256 it records."""
+    sentence, and each clip it lists has, in ``published`` (a fingerprint), the sha256 it records."""
     try:
         manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
     return manifest.get("sentence") == sentence and all(
-        (out / entry["file"]).is_file()
-        and hashlib.sha256((out / entry["file"]).read_bytes()).hexdigest() == entry["sha256"]
-        for entry in manifest["chapters"])
+        published.get(entry["file"]) == entry["sha256"] for entry in manifest["chapters"])
 
 
 def full_render(out: Path, sentence: str) -> float:
@@ -92,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
             delay = randomness.uniform(0.3, 0.9 * duration)
             code = interrupt(out, how, delay)
             now = fingerprint(out)
-            if code == 0 or (now != good and published_whole(out, OTHER)):
+            if code == 0 or (now != good and published_whole(out, now, OTHER)):
                 # It had published everything before the signal: start again from a good render.
                 print(f"run {run:2d}: {how.name} at {delay:4.1f}s came after publishing; re-rendering the good output")
                 full_render(out, GOOD)
