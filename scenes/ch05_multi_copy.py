@@ -6,12 +6,12 @@ from __future__ import annotations
 from manim import RIGHT, UP, UR, Arrow, FadeIn, FadeOut, Indicate, Line, ReplacementTransform, VGroup, Write
 
 from scenes.base import ExplainerScene
-from scenes.chapters import BY_NUMBER
-from scenes.mobjects import NetworkCopy, NodeLayer, add_groups, bar, label, legend, scale_group
+from scenes.layout import drawn_slots
+from scenes.mobjects import NetworkCopy, NodeLayer, add_groups, bar, fitted, label, legend, scale_group
 from scenes.theme import role_colour
 
 COPIES_WIDTH = 12.6  # horizontal room for all copies
-MAX_COPIES = BY_NUMBER[5].max_words - 1  # copies up to the word before the last
+ROOM = 8  # slots side by side: a copy each, or one for a run of middle words of a long sentence
 BAR_HEIGHT = 1.1
 
 
@@ -34,26 +34,47 @@ class MultiCopyInference(ExplainerScene):
     def query(self) -> int:
         return len(self.trace["tokens"]) - 2 if self.query_index is None else self.query_index
 
+    @property
+    def key(self) -> int:
+        """The word the current word gives the largest weight."""
+        row = self.trace["attention"]["weights"][self.query][: self.query + 1]
+        return max(range(len(row)), key=row.__getitem__)
+
     def show_copies(self):
+        """A copy per word up to the current one; a long sentence's middle words share one "…" slot
+        (the first words, the largest weight's word and the last words keep their copies)."""
         self.show_title()
-        attention, count = self.trace["attention"], self.query + 1
-        if count > MAX_COPIES:
-            raise ValueError(f"chapter 5 draws at most {MAX_COPIES} network copies; the query word is "
-                             f"word {count}: use a sentence of at most {MAX_COPIES + 1} words")
-        width = min(2.6, COPIES_WIDTH / count)
+        attention, tokens = self.trace["attention"], self.trace["tokens"]
+        slots = drawn_slots(self.query + 1, [self.key, self.query], ROOM)
+        width = min(2.6, COPIES_WIDTH / len(slots))
         spacing = min(0.27, 0.85 * width / len(attention["inputs"][0]))  # the widest row fills 85 %
+        places = {slot if isinstance(slot, int) else slot.start: (place - (len(slots) - 1) / 2) * width
+                  for place, slot in enumerate(slots)}
+        self.positions = [slot for slot in slots if isinstance(slot, int)]
+        self.gap_words = [slot for slot in slots if isinstance(slot, range)]
         self.copies = VGroup(*(
-            NetworkCopy(self.trace["tokens"][i], attention["inputs"][i], attention["queries"][i],
-                        attention["keys"][i], attention["values"][i], radius=0.37 * spacing, spacing=spacing)
-            .move_to([(i - (count - 1) / 2) * width, -1.95, 0])
-            for i in range(count)))
-        for i, copy in enumerate(self.copies):
-            if i != self.query:
+            NetworkCopy(tokens[j], attention["inputs"][j], attention["queries"][j], attention["keys"][j],
+                        attention["values"][j], radius=0.37 * spacing, spacing=spacing).move_to([places[j], -1.95, 0])
+            for j in self.positions))
+        for copy in self.copies:  # input rows on one line, whatever the words' descenders
+            copy.set_y(copy.get_y() + self.copies[0].input_nodes.get_y() - copy.input_nodes.get_y())
+        self.gaps = VGroup(*(self.gap(words, width, self.copies[0]).set_x(places[words.start])
+                             for words in self.gap_words))
+        self.copy_of = dict(zip(self.positions, self.copies))
+        for j, copy in self.copy_of.items():
+            if j != self.query:
                 copy.query_nodes.set_opacity(0.15)
                 copy.edges_to("query").set_opacity(0.05)
         key = legend({role: self.say(role) for role in ("value", "key", "query", "input")})
         with self.narration("ch05.copies"):
-            self.play(*(copy.create() for copy in self.copies), FadeIn(key.to_corner(UR, buff=0.3)), run_time=2.5)
+            self.play(*(copy.create() for copy in self.copies), *(FadeIn(gap) for gap in self.gaps),
+                      FadeIn(key.to_corner(UR, buff=0.3)), run_time=2.5)
+
+    def gap(self, words: range, width: float, beside: NetworkCopy) -> VGroup:
+        """The slot of a run of middle words: "⋯" where their copies would stand, and how many words."""
+        dots = label("⋯", 40, "muted").set_y(beside.key_nodes.get_y())
+        count = fitted(label(self.say("more_words", n=len(words)), 20, "muted"), 0.95 * width)
+        return VGroup(dots, count.set_y(beside.word.get_y()))
 
     def compute_keys(self):
         with self.narration("ch05.keys"):
@@ -61,12 +82,12 @@ class MultiCopyInference(ExplainerScene):
 
     def query_meets_keys(self):
         q = self.query
-        source = self.copies[q].query_nodes
+        source = self.copy_of[q].query_nodes
         links = VGroup(*(Line(source.get_top(), copy.key_nodes.get_bottom(), stroke_width=2,
                               color=role_colour("query")) for copy in self.copies))
         self.scores = VGroup(*(
             self.shown(f"score {j}", self.trace["attention"]["scores"][q][j], size=18, role="highlight")
-            .next_to(copy.value_nodes, UP, buff=0.35) for j, copy in enumerate(self.copies)))
+            .next_to(copy.value_nodes, UP, buff=0.35) for j, copy in self.copy_of.items()))
         with self.narration("ch05.query", query=self.trace["tokens"][q]):
             self.play(Indicate(source.nodes, color=role_colour("query")))
             self.play(Write(links), run_time=1.5)
@@ -78,17 +99,24 @@ class MultiCopyInference(ExplainerScene):
     def softmax_weights(self):
         row = self.trace["attention"]["weights"][self.query]
         self.weights = VGroup(*(self.shown(f"weight {j}", row[j], digits=3, size=20, role="highlight")
-                                .move_to(score) for j, score in enumerate(self.scores)))
+                                .move_to(score) for j, score in zip(self.positions, self.scores)))
         self.bars = VGroup(*(bar(row[j], BAR_HEIGHT, width=0.35).next_to(weight, UP, buff=0.1)
-                             for j, weight in enumerate(self.weights)))
+                             for j, weight in zip(self.positions, self.weights)))
+        sums = [sum(row[j] for j in words) for words in self.gap_words]  # a run of middle words: together
+        shared = VGroup(*(self.shown(f"weight {words.start}-{words.stop - 1}", total, digits=3, size=20,
+                                     role="highlight").move_to([gap.get_x(), self.weights[0].get_y(), 0])
+                          for words, total, gap in zip(self.gap_words, sums, self.gaps)))
+        shared_bars = VGroup(*(bar(total, BAR_HEIGHT, width=0.35).next_to(text, UP, buff=0.1)
+                               for total, text in zip(sums, shared)))
         with self.narration("ch05.softmax"):
-            self.play(*(ReplacementTransform(s, w) for s, w in zip(self.scores, self.weights)), run_time=1.5)
-            self.play(*(FadeIn(b, shift=0.3 * UP) for b in self.bars))
+            self.play(*(ReplacementTransform(s, w) for s, w in zip(self.scores, self.weights)),
+                      *(FadeIn(t) for t in shared), run_time=1.5)
+            self.play(*(FadeIn(b, shift=0.3 * UP) for b in [*self.bars, *shared_bars]))
 
     def scale_values(self):
         row = self.trace["attention"]["weights"][self.query]
         with self.narration("ch05.scale"):
-            self.play(*(scale_group(copy.value_nodes, row[j]) for j, copy in enumerate(self.copies)))
+            self.play(*(scale_group(copy.value_nodes, row[j]) for j, copy in self.copy_of.items()))
 
     def add_values(self):
         mixed = self.trace["attention"]["mixed"][self.query]
@@ -108,11 +136,11 @@ class MultiCopyInference(ExplainerScene):
         self.result = VGroup(self.total, self.total_title, arrow, guess)
 
     def focus_on_key(self):
-        row = self.trace["attention"]["weights"][self.query][: self.query + 1]
-        key = max(range(len(row)), key=row.__getitem__)
+        row, key = self.trace["attention"]["weights"][self.query], self.key
+        place = self.positions.index(key)
         line = "ch05.focus" if key == 0 else "ch05.focus_other"
-        target = VGroup(self.copies[key], self.bars[key], self.weights[key])
+        target = VGroup(self.copies[place], self.bars[place], self.weights[place])
         with self.narration(line, key=self.trace["tokens"][key], weight=f"{row[key]:.2f}"):
             self.play(FadeOut(self.result), run_time=0.8)
             self.play(self.camera.frame.animate.set(height=target.height * 1.5).move_to(target), run_time=2)
-            self.play(Indicate(self.weights[key], scale_factor=1.3), Indicate(self.copies[key].word))
+            self.play(Indicate(self.weights[place], scale_factor=1.3), Indicate(self.copies[place].word))

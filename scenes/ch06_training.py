@@ -10,13 +10,21 @@ from manim import (DOWN, DR, LEFT, RIGHT, UP, UR, Arrow, Create, FadeIn, FadeOut
                    VGroup)
 
 from scenes.base import ExplainerScene
-from scenes.mobjects import Connections, HeatGrid, NodeLayer, Plot, TokenRow, bar, label, prediction_rows
+from scenes.layout import drawn_slots
+from scenes.mobjects import (Connections, HeatGrid, NodeLayer, Plot, TokenRow, bar, column_labels, fitted, label,
+                             prediction_rows)
 from scenes.theme import role_colour
 
 LOSS_BOX = {"left": -5.6, "right": -1.0, "bottom": -2.4, "top": 2.0}
 WEIGHT_BOX = {"left": 1.2, "right": 5.8, "bottom": -2.4, "top": 2.0}
 SCORE_BAR = {"width": 0.7, "step": 1.5, "height": 2.6, "base": -0.6}
+SCORES_SPAN = (-3.75, 2.2)  # lowest and highest y the bars, their numbers and the words may take
+WORDS_GAP = 0.6  # from the lowest a bar may reach down to the words
+SCORES_WIDTH = 12.5  # room for the score bars of every word
 SNAPSHOTS_SHOWN = 12  # history entries the score bars pass through
+WORDS_HEIGHT = 5.0  # room for the input words, one under another
+INPUT_ROWS = 14  # input words listed at most; a longer sentence's middle ones share a "︙"
+ROOM = 8  # columns of copies' updates side by side (a long sentence's middle words share one)
 
 
 class Training(ExplainerScene):
@@ -42,8 +50,12 @@ class Training(ExplainerScene):
     def show_both_ends(self):
         self.title = self.show_title()
         query = self.training["query_index"]
-        self.words = TokenRow(self.trace["tokens"][: query + 1], size=26, spacing=0.3)
+        words = self.trace["tokens"][: query + 1]
+        slots = drawn_slots(len(words), [self.training["key_index"], query], INPUT_ROWS)
+        self.words = TokenRow([words[s] if isinstance(s, int) else "︙" for s in slots], size=26, spacing=0.3)
         self.words.words.arrange(DOWN, buff=0.3)
+        if self.words.height > WORDS_HEIGHT:  # a long sentence: a smaller column
+            self.words.scale_to_fit_height(WORDS_HEIGHT)
         self.words.move_to([-6.1, 0, 0])
         config = self.trace["attention"]["config"]
         self.layers = VGroup(*(NodeLayer([0.0] * count, role, radius=0.1, spacing=0.28).move_to([x, 0, 0])
@@ -59,8 +71,8 @@ class Training(ExplainerScene):
         self.target.arrange(DOWN, buff=0.15).move_to([5.4, 0.6, 0])
         headings = VGroup(self.word("input", 16, "input").next_to(self.words, UP, buff=0.4),
                           self.word("prediction", 16, "output").next_to(self.guesses, UP, buff=0.3))
-        with self.narration("ch06.ends", words="".join(self.words.tokens) if self.lang == "zh"
-                            else " ".join(self.words.tokens), target=self.names()["target"]):
+        with self.narration("ch06.ends", words="".join(words) if self.lang == "zh" else " ".join(words),
+                            target=self.names()["target"]):
             self.play(FadeIn(self.words), FadeIn(self.target), FadeIn(headings))
             self.play(*(layer.create() for layer in self.layers), *(edges.create() for edges in self.edges))
             self.play(*(edges.flow() for edges in self.edges), run_time=1.2)
@@ -126,14 +138,29 @@ class Training(ExplainerScene):
         note = label(self.say("ch06.frozen"), 12, "muted").next_to(region.get_corner(DR), UR, buff=0.12)
         return VGroup(region, note)
 
+    def score_step(self) -> float:
+        """Distance between neighbouring score bars: narrower for a long sentence."""
+        return min(SCORE_BAR["step"], SCORES_WIDTH / (self.training["query_index"] + 1))
+
+    def score_axis(self, scale: float, below: float) -> tuple[float, float]:
+        """The bars' zero line and the height of a score of ``scale``, leaving ``below`` under the
+        lowest bar for the words: as drawn for scores that are mostly positive, raised and squeezed
+        when large negative scores would push the words off screen."""
+        scores = [s / scale for row in self.training["history"] for s in row["query_scores"]]
+        high, low = max(0.0, *scores), -min(0.0, *scores)
+        bottom, top = SCORES_SPAN
+        height = min(SCORE_BAR["height"], (top - bottom - below - 0.4) / (high + low))
+        return max(SCORE_BAR["base"], bottom + below + low * height), height
+
     def score_bars(self, entry: dict, scale: float) -> VGroup:
-        bars = VGroup()
+        bars, step = VGroup(), self.score_step()
+        base, height = self.axis
         for j, score in enumerate(entry["query_scores"]):
             role = "key" if j == self.training["key_index"] else "muted"
-            block = bar(abs(score) / scale, SCORE_BAR["height"], SCORE_BAR["width"], role)
-            x = (j - (len(entry["query_scores"]) - 1) / 2) * SCORE_BAR["step"]
+            block = bar(abs(score) / scale, height, min(SCORE_BAR["width"], 0.6 * step), role)
+            x = (j - (len(entry["query_scores"]) - 1) / 2) * step
             edge = UP if score < 0 else DOWN
-            bars.add(block.move_to([x, SCORE_BAR["base"], 0], aligned_edge=edge))
+            bars.add(block.move_to([x, base, 0], aligned_edge=edge))
         return bars
 
     def specialise(self):
@@ -142,18 +169,21 @@ class Training(ExplainerScene):
         scale = max(abs(s) for row in history for s in row["query_scores"]) or 1.0
         every = max(1, len(history) // SNAPSHOTS_SHOWN)
         shown_rows = history[::every] + ([history[-1]] if (len(history) - 1) % every else [])
+        spacing = self.score_step()
+        words = VGroup(*column_labels(self.trace["tokens"][: t["query_index"] + 1], 22, spacing))
+        self.axis = self.score_axis(scale, WORDS_GAP + max(w.height for w in words) + 0.1)
         bars = self.score_bars(shown_rows[0], scale)
-        lowest = min(0.0, *(s for row in history for s in row["query_scores"])) / scale * SCORE_BAR["height"]
-        words = VGroup(*(label(w, 22).move_to([b.get_x(), SCORE_BAR["base"] + lowest - 0.75, 0])
-                         for w, b in zip(self.trace["tokens"], bars)))
-        base = Line([-len(bars) * SCORE_BAR["step"] / 2, SCORE_BAR["base"], 0],
-                    [len(bars) * SCORE_BAR["step"] / 2, SCORE_BAR["base"], 0]).set_stroke(role_colour("muted"), 2)
+        zero, height = self.axis
+        lowest = min(0.0, *(s for row in history for s in row["query_scores"])) / scale * height
+        for word, block in zip(words, bars):
+            word.move_to([block.get_x(), zero + lowest - WORDS_GAP - word.height / 2, 0])
+        base = Line([-len(bars) * spacing / 2, zero, 0], [len(bars) * spacing / 2, zero, 0]).set_stroke(role_colour("muted"), 2)
         asker = VGroup(label(self.trace["tokens"][t["query_index"]], 24, "query"), label("Query · Key", 18, "muted"))
         asker.arrange(RIGHT, buff=0.3).move_to([0, 2.6, 0])
         step = label(self.say("steps_done", step=shown_rows[0]["step"]), 18, "muted").to_edge(RIGHT).shift(UP * 2.6)
         last = history[-1]["query_scores"]
         key = t["key_index"]
-        finals = VGroup(*(self.shown(f"score {j}", s, 2, 18, "key" if j == key else "text")
+        finals = VGroup(*(fitted(self.shown(f"score {j}", s, 2, 18, "key" if j == key else "text"), 0.95 * spacing)
                           for j, s in enumerate(last)))
         names = self.names()
         with self.narration("ch06.specialise", score=f"{last[key]:.2f}", query=names["query"], key=names["key"]):
@@ -171,38 +201,54 @@ class Training(ExplainerScene):
                 self.play(*(Indicate(finals[j]) for j in range(len(last)) if j != key))
 
     def average_updates(self):
+        """Each copy's update to the shared connections, in a column per copy (a long sentence's middle
+        words share one "⋯" column), and their average, the update the shared connections get."""
         self.clear_stage()
         updates = self.training["copy_updates"]
         copies = len(updates["query"])
         grids = [updates["query"] + [updates["shared_query"]], updates["key"] + [updates["shared_key"]]]
         scale = max(abs(v) for row in grids for grid in row for line in grid for v in line) or 1.0
-        width = min(2.5, 11.5 / (copies + 1))
+        slots = drawn_slots(copies, [self.training["key_index"], self.training["query_index"]], ROOM)
+        width = min(2.5, 11.5 / (len(slots) + 1))
         cell = min(0.24, (width - 0.4) / len(updates["query"][0][0]))
-        columns = VGroup()
-        for c in range(copies + 1):
-            x = -5.2 + width * (c + (0.6 if c == copies else 0))
-            column = VGroup(label(self.trace["tokens"][c] if c < copies else self.say("average"), 22,
-                                  "text" if c < copies else "highlight"))
-            for r, role in enumerate(("query", "key")):
-                grid = HeatGrid(grids[r][c], scale, cell)
-                biggest = max(abs(v) for line in grids[r][c] for v in line)
-                name = f"{role} update {c}" if c < copies else f"{role} update average"
-                column.add(VGroup(grid, self.shown(name, biggest, 4, 13, "muted").next_to(grid, DOWN, buff=0.08)))
-            column.arrange(DOWN, buff=0.3).move_to([x, -0.2, 0])
-            columns.add(column)
+        columns = VGroup(*(
+            (self.update_column(c, grids, scale, cell, width) if isinstance(c, int) else self.gap_column(c, width))
+            .move_to([width * (place + (0.6 if c == copies else 0)), -0.2, 0])
+            for place, c in enumerate([*slots, copies])))
         columns.move_to([0.4, -0.2, 0])
+        drawn = [column for c, column in zip(slots, columns) if isinstance(c, int)]
+        for c, column in zip(slots, columns):
+            if isinstance(c, range):  # its count level with the words
+                column.align_to(columns[0], UP)
         rows = VGroup(*(self.word(role, 18, role).next_to(columns[0][r + 1][0], LEFT, buff=0.35)
                         for r, role in enumerate(("query", "key"))))
         equals = label("=", 30).move_to((columns[-2].get_right() + columns[-1].get_left()) / 2)
         with self.narration("ch06.copies", step=updates["step"]):
             self.play(FadeIn(rows), *(FadeIn(column[:2], shift=0.2 * DOWN) for column in columns[:-1]))
-            self.play(*(FadeIn(column[2], shift=0.2 * DOWN) for column in columns[:-1]))
+            self.play(*(FadeIn(column[2], shift=0.2 * DOWN) for column in drawn))
         with self.narration("ch06.first", first=self.trace["tokens"][0]):
             self.play(Indicate(columns[0]))
-        movers = [VGroup(*(column[r + 1][0].copy() for column in columns[:-1])) for r in range(2)]
+        movers = [VGroup(*(column[r + 1][0].copy() for column in drawn)) for r in range(2)]
         with self.narration("ch06.average"):
             self.play(FadeIn(equals), *(grid.animate.move_to(columns[-1][r + 1][0]).set_opacity(0.3)
                                         for r, group in enumerate(movers) for grid in group), run_time=1.5)
             self.play(FadeIn(columns[-1]), *(FadeOut(group) for group in movers))
         self.remove(*movers)
         self.wait(0.5)
+
+    def update_column(self, c: int, grids, scale: float, cell: float, width: float) -> VGroup:
+        """Copy ``c``'s word over its updates to input→Query and input→Key (the average's, past the last)."""
+        copies = len(grids[0]) - 1
+        name = self.trace["tokens"][c] if c < copies else self.say("average")
+        column = VGroup(fitted(label(name, 22, "text" if c < copies else "highlight"), 0.9 * width))
+        for r, role in enumerate(("query", "key")):
+            grid = HeatGrid(grids[r][c], scale, cell)
+            biggest = max(abs(v) for line in grids[r][c] for v in line)
+            shown = f"{role} update {c}" if c < copies else f"{role} update average"
+            column.add(VGroup(grid, self.shown(shown, biggest, 4, 13, "muted").next_to(grid, DOWN, buff=0.08)))
+        return column.arrange(DOWN, buff=0.3)
+
+    def gap_column(self, words: range, width: float) -> VGroup:
+        """The column of a run of middle words: how many, and "⋯" where their updates would stand."""
+        return VGroup(fitted(label(self.say("more_words", n=len(words)), 18, "muted"), 0.9 * width),
+                      label("⋯", 40, "muted")).arrange(DOWN, buff=1.0)

@@ -7,13 +7,15 @@ from manim import (DOWN, RIGHT, UP, UR, Create, DashedVMobject, FadeIn, FadeOut,
                    SurroundingRectangle, VGroup)
 
 from scenes.base import ExplainerScene
-from scenes.mobjects import label, legend
+from scenes.layout import drawn_slots
+from scenes.mobjects import fitted, label, legend
 from scenes.theme import role_colour
 
 PANELS = {"no_cache": -3.55, "with_cache": 3.55}  # panel centres
 PANEL_WIDTH = 6.6
 COUNT_WIDTH = 1.5  # room at a row's right for its count
 TOP, BOTTOM = 2.1, -1.9  # rows between these; totals and results below
+ROWS, COLUMNS = 9, 8  # rows and copies a row drawn at most; a long sentence's middle ones share a "⋯"
 
 
 def key_value(stored: bool, size: float) -> VGroup:
@@ -43,38 +45,65 @@ class KVCache(ExplainerScene):
     def kv(self) -> dict:
         return self.trace["kv_cache"]
 
-    def row(self, t: int, cached: bool) -> VGroup:
-        """Generation step t: the words so far, each with its Key/value blocks, and the count."""
-        tokens, T = self.trace["tokens"], len(self.trace["tokens"])
-        height = min(1.0, (TOP - BOTTOM) / T)
-        pitch = min(1.2, (PANEL_WIDTH - COUNT_WIDTH) / T)
+    def pitch(self) -> tuple[float, float]:
+        """Height of a row and width of a copy in it."""
+        T = len(self.trace["tokens"])
+        return min(1.0, (TOP - BOTTOM) / min(T, ROWS)), min(1.2, (PANEL_WIDTH - COUNT_WIDTH) / min(T, COLUMNS))
+
+    def row(self, t: int, place: int, cached: bool) -> VGroup:
+        """Generation step t, drawn as row ``place``: the words so far, each with its Key/value blocks
+        (a long row's middle words as one "⋯"), and the count."""
+        tokens = self.trace["tokens"]
+        height, pitch = self.pitch()
         centre = PANELS["with_cache" if cached else "no_cache"]
         left = centre - PANEL_WIDTH / 2
-        y = TOP - height * (t + 0.5)
-        copies = VGroup()
-        for i in range(t + 1):
-            stored = cached and i < t
-            word = label(tokens[i], min(20, 30 * pitch), "muted" if stored else "text")
+        y = TOP - height * (place + 0.5)
+        copies, gaps = VGroup(), VGroup()
+        for column, slot in enumerate(drawn_slots(t + 1, [t], COLUMNS)):
+            x = left + pitch * (column + 0.5)
+            if isinstance(slot, range):
+                gaps.add(label("⋯", min(24, 40 * pitch), "muted").move_to([x, y, 0]))
+                continue
+            stored = cached and slot < t
+            word = fitted(label(tokens[slot], min(20, 30 * pitch), "muted" if stored else "text"), 0.95 * pitch)
             blocks = key_value(stored, min(0.3, 0.4 * pitch))
-            copies.add(VGroup(word, blocks).arrange(DOWN, buff=0.05).move_to([left + pitch * (i + 0.5), y, 0]))
+            copies.add(VGroup(word, blocks).arrange(DOWN, buff=0.05).move_to([x, y, 0]))
         counts = self.kv["steps_with_cache" if cached else "steps_without_cache"]
         self.numbers_on_screen[f"{'with' if cached else 'without'} cache step {t}"] = counts[t]
         count = label(self.say("computed", count=counts[t]), 16, "highlight" if counts[t] > 1 else "input")
         count.move_to([centre + PANEL_WIDTH / 2 - COUNT_WIDTH / 2, y, 0])
-        return VGroup(copies, count)
+        return VGroup(copies, count, gaps)
 
-    def panel(self, cached: bool) -> tuple[VGroup, VGroup]:
+    def skipped_rows(self, place: int, cached: bool) -> VGroup:
+        """Row ``place`` standing for the generation steps not drawn: "︙" under the words and the counts."""
+        height, pitch = self.pitch()
+        centre = PANELS["with_cache" if cached else "no_cache"]
+        y = TOP - height * (place + 0.5)
+        return VGroup(*(label("︙", min(24, 60 * height), "muted").move_to([x, y, 0])
+                        for x in (centre - PANEL_WIDTH / 2 + pitch / 2, centre + PANEL_WIDTH / 2 - COUNT_WIDTH / 2)))
+
+    def panel(self, cached: bool) -> tuple[VGroup, list[VGroup], VGroup]:
+        """The panel's heading, its rows (one per generation step drawn), and the "︙" between them."""
         name = "with_cache" if cached else "no_cache"
         heading = self.word(name, 22, "key" if cached else "highlight").move_to([PANELS[name], TOP + 0.45, 0])
-        return heading, VGroup(*(self.row(t, cached) for t in range(len(self.trace["tokens"]))))
+        T = len(self.trace["tokens"])
+        rows, skipped = [], VGroup()
+        for place, slot in enumerate(drawn_slots(T, [T - 1], ROWS)):
+            if isinstance(slot, range):
+                skipped.add(self.skipped_rows(place, cached))
+            else:
+                rows.append(self.row(slot, place, cached))
+        return heading, rows, skipped
 
     def recompute_everything(self):
         self.title = self.show_title()
-        heading, self.plain = self.panel(cached=False)
+        heading, self.plain, skipped = self.panel(cached=False)
         key = legend({role: self.say(role) for role in ("key", "value")}).to_corner(UR, buff=0.3)
         with self.narration("ch07.waste"):
             self.play(FadeIn(heading), FadeIn(key))
-            for row in self.plain:
+            for place, row in enumerate(self.plain):
+                if skipped and place == self.rows_before_gap():
+                    self.play(FadeIn(skipped), run_time=0.5)
                 self.play(FadeIn(row, shift=0.1 * DOWN), run_time=0.5)
                 self.play(*(Indicate(copy[1], scale_factor=1.3) for copy in row[0]), run_time=0.6)
 
@@ -95,12 +124,19 @@ class KVCache(ExplainerScene):
             self.play(*(Indicate(copy[1], color=role_colour("highlight"))
                         for row in self.plain for copy in row[0][:-1]))
 
+    def rows_before_gap(self) -> int:
+        """How many rows are drawn above a long sentence's skipped generation steps."""
+        T = len(self.trace["tokens"])
+        return next((place for place, slot in enumerate(drawn_slots(T, [T - 1], ROWS)) if isinstance(slot, range)), T)
+
     def cache_keys_and_values(self):
-        heading, self.cached = self.panel(cached=True)
+        heading, self.cached, skipped = self.panel(cached=True)
         total = self.total(cached=True)
         with self.narration("ch07.cache", with_cache=self.kv["projections_with_cache"]):
             self.play(FadeIn(heading))
-            for row in self.cached:
+            for place, row in enumerate(self.cached):
+                if skipped and place == self.rows_before_gap():
+                    self.play(FadeIn(skipped), run_time=0.5)
                 self.play(FadeIn(row, shift=0.1 * DOWN), run_time=0.5)
                 self.play(Indicate(row[0][-1][1], scale_factor=1.3), run_time=0.5)
             self.play(FadeIn(total))
@@ -124,7 +160,7 @@ class KVCache(ExplainerScene):
     def memory_for_compute(self):
         numbers = self.kv["cached_numbers"]
         self.numbers_on_screen["cached numbers"] = numbers
-        stored = VGroup(*(copy[1] for copy in self.cached[-1][0]))
+        stored = VGroup(*(copy[1] for copy in self.cached[-1][0]), self.cached[-1][2])
         box = SurroundingRectangle(stored, color=role_colour("output"), buff=0.12)
         amount = label(self.say("cache_size", count=numbers), 18, "output").next_to(box, DOWN, buff=0.15)
         with self.narration("ch07.memory", numbers=numbers):

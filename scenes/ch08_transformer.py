@@ -7,14 +7,17 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, ArcBetweenPoints, Circle, Creat
                    ReplacementTransform, SurroundingRectangle, VGroup)
 
 from scenes.base import ExplainerScene
-from scenes.mobjects import NumberGrid, Plot, accuracy_curve, label
+from scenes.layout import drawn_slots
+from scenes.mobjects import NumberGrid, Plot, accuracy_curve, column_labels, label
 from scenes.theme import role_colour
 
 ROWS = {"rnn": 1.4, "attention": -1.5}  # heights of the two models' rows of word nodes
 COUNT_X = 5.6
+WORDS_WIDTH = 9.6  # room for a row of word nodes, left of the counts
 CHART = {"left": -4.2, "right": 3.2, "bottom": -2.6, "top": 1.9}
 FORMULA = "Attention(Q, K, V) = softmax(Q K^T / √d_k) V"
 MAX_WIDTH = 13.0  # matrices wider than this are scaled down to fit
+WORDS_SHOWN = 9  # rows (and columns) per word a matrix writes out; a long sentence's middle ones share a "︙"
 
 
 def glyphs(text, formula: str, part: str, occurrence: int = 0):
@@ -42,12 +45,12 @@ class TransformerContributions(ExplainerScene):
 
     def word_row(self, y: float, role: str) -> VGroup:
         tokens = self.trace["tokens"]
-        pitch = min(1.3, 8.0 / len(tokens))
+        pitch = min(1.3, WORDS_WIDTH / len(tokens))
         row = VGroup()
-        for i, token in enumerate(tokens):
+        for i, word in enumerate(column_labels(tokens, 20, pitch)):
             node = Circle(0.18, stroke_color=role_colour(role), stroke_width=3, fill_opacity=0)
             node.move_to([(i - (len(tokens) - 1) / 2) * pitch - 0.6, y, 0])
-            row.add(VGroup(node, label(token, 20).next_to(node, DOWN, buff=0.15)))
+            row.add(VGroup(node, word.next_to(node, DOWN, buff=0.15)))
         return row
 
     def count(self, name: str, value: int, y: float, role: str):
@@ -115,11 +118,28 @@ class TransformerContributions(ExplainerScene):
     def part(self, piece: str, occurrence: int = 0):
         return glyphs(self.formula, FORMULA, piece, occurrence)
 
-    def matrix(self, name: str, rows, digits: int = 2, masked: bool = False, role: str = "text") -> NumberGrid:
-        """A Trace matrix written out, each entry recorded as "name i j"; masked: blank above the diagonal."""
-        entries = [[None if masked and j > i else self.shown(f"{name} {i} {j}", v, digits, 14, role)
-                    for j, v in enumerate(row)] for i, row in enumerate(rows)]
-        return NumberGrid(entries, role=role)
+    def matrix(self, name: str, rows, digits: int = 2, masked: bool = False, role: str = "text",
+               by_word: tuple[bool, bool] = (True, True)) -> NumberGrid:
+        """A Trace matrix written out, each entry recorded as "name i j"; masked: blank above the diagonal.
+        ``by_word`` says whether rows and columns stand for the sentence's words: of a long sentence
+        those show the first and last words, the ones between as a single "︙" row or "⋯" column."""
+        row = self.trace["attention"]["weights"][self.query]
+        key = max(range(self.query + 1), key=row.__getitem__)  # the word the query word looks at most
+        words = drawn_slots(len(self.trace["tokens"]), [self.query, key], WORDS_SHOWN)
+        row_slots = words if by_word[0] else list(range(len(rows)))
+        column_slots = words if by_word[1] else list(range(len(rows[0])))
+
+        def entry(i, j):
+            if isinstance(i, range) or isinstance(j, range):
+                return label("⋯" if isinstance(j, range) else "︙", 14, "muted")
+            return None if masked and j > i else self.shown(f"{name} {i} {j}", rows[i][j], digits, 14, role)
+
+        return NumberGrid([[entry(i, j) for j in column_slots] for i in row_slots], role=role)
+
+    @property
+    def query(self) -> int:
+        """The word before the last, whose row of weights the other chapters follow."""
+        return len(self.trace["tokens"]) - 2
 
     def equation(self, *parts) -> VGroup:
         """Matrices and signs in a row, centred below the formula, scaled down if too wide."""
@@ -132,8 +152,8 @@ class TransformerContributions(ExplainerScene):
         attention = self.trace["attention"]
         d_k = attention["config"]["d_k"]
         self.numbers_on_screen["d_k"] = d_k
-        q = self.matrix("Q", attention["queries"], role="query")
-        k = self.matrix("K^T", [list(col) for col in zip(*attention["keys"])], role="key")
+        q = self.matrix("Q", attention["queries"], role="query", by_word=(True, False))
+        k = self.matrix("K^T", [list(col) for col in zip(*attention["keys"])], role="key", by_word=(False, True))
         self.scores = self.matrix("score", attention["scores"], masked=True)
         divide = label(f"/ √{d_k}", 24)
         self.equation(q, k, divide, label("=", 28), self.scores)
@@ -148,7 +168,10 @@ class TransformerContributions(ExplainerScene):
 
     def softmax_into_weights(self):
         weights = self.matrix("weight", self.trace["attention"]["weights"], digits=3, masked=True, role="highlight")
-        weights.move_to(self.scores)
+        weights.match_height(self.scores).move_to(self.scores)
+        overhang = weights.get_right()[0] - MAX_WIDTH / 2  # three digits are wider than the scores' two
+        if overhang > 0:
+            weights.shift(overhang * LEFT)
         name = label("softmax(Q K^T / √d_k)", 16, "highlight").next_to(weights, UP, buff=0.15)
         with self.narration("ch08.softmax"):
             self.play(Indicate(self.part("softmax"), color=role_colour("highlight")),
@@ -157,8 +180,8 @@ class TransformerContributions(ExplainerScene):
 
     def weigh_the_values(self):
         attention = self.trace["attention"]
-        values = self.matrix("V", attention["values"], role="value")
-        mixed = self.matrix("out", attention["mixed"], role="value")
+        values = self.matrix("V", attention["values"], role="value", by_word=(True, False))
+        mixed = self.matrix("out", attention["mixed"], role="value", by_word=(True, False))
         target = self.weights.copy()
         self.equation(target, values, label("=", 28), mixed)
         name = label("V", 20, "value").next_to(values, UP, buff=0.15)

@@ -7,11 +7,11 @@ from __future__ import annotations
 from manim import DOWN, RIGHT, UP, Arrow, FadeIn, Indicate, ReplacementTransform, VGroup
 
 from scenes.base import ExplainerScene
-from scenes.mobjects import NodeLayer, WeightGrid, label
+from scenes.mobjects import NodeLayer, WeightGrid, label, written_cells
 from scenes.theme import role_colour
 
 GRID_WIDTH = 12.0  # room for all heads' grids side by side
-GRID_HEIGHT = 4.2
+GRID_HEIGHT = 5.0
 NODE = dict(radius=0.15, spacing=0.42, direction=RIGHT, show_values=True, value_size=11)
 
 
@@ -27,9 +27,11 @@ class MultiHead(ExplainerScene):
         self.project_into_one()
 
     def grid(self, name: str, weights, cell: float) -> WeightGrid:
-        """A T×T causal weight grid with its numbers, recorded as "name i j"."""
+        """A T×T causal weight grid with its numbers, recorded as "name i j" (a long sentence's small
+        cells: only each row's largest)."""
         tokens = self.trace["tokens"]
-        numbers = [[self.shown(f"{name} {i} {j}", w, 2, min(16, 26 * cell), "text") if j <= i else None
+        written = written_cells(weights, cell, causal=True)
+        numbers = [[self.shown(f"{name} {i} {j}", w, 2, min(16, 26 * cell), "text") if written[i][j] else None
                     for j, w in enumerate(row)] for i, row in enumerate(weights)]
         return WeightGrid(weights, tokens, tokens, numbers, cell=cell, word_size=min(18, 30 * cell), causal=True)
 

@@ -8,13 +8,12 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, GrowFromCenter,
                    SurroundingRectangle, VGroup)
 
 from scenes.base import ExplainerScene
-from scenes.mobjects import WeightGrid, label, row_peaks
+from scenes.mobjects import WeightGrid, label, row_peaks, written_cells
 from scenes.theme import role_colour
 
 BLOCK = {"width": 3.6, "height": 0.7}
 COLUMNS = {"encoder": -3.3, "decoder": 3.0}
 HALF = 5.0  # width for the cells of one grid when two share the screen
-NUMBERED_CELL = 0.45  # smallest cell that holds a legible weight (0.99 at 15 pt is 0.38 wide)
 
 
 def block(text: str, role: str) -> VGroup:
@@ -79,12 +78,8 @@ class EncoderDecoder(ExplainerScene):
     def grid(self, name: str, weights, rows: list[str], columns: list[str], causal: bool, cell: float) -> WeightGrid:
         """A weight grid, numbers recorded as "name i j". Cells too small for a legible number (a
         long sentence) keep only their colour, except each row's largest weight."""
-        peaks = row_peaks(weights, causal)
-
-        def written(i: int, j: int) -> bool:
-            return not (causal and j > i) and (cell >= NUMBERED_CELL or j == peaks[i])
-
-        numbers = [[self.shown(f"{name} {i} {j}", w, 2, 15, "text") if written(i, j) else None
+        written = written_cells(weights, cell, causal)
+        numbers = [[self.shown(f"{name} {i} {j}", w, 2, 15, "text") if written[i][j] else None
                     for j, w in enumerate(row)] for i, row in enumerate(weights)]
         return WeightGrid(weights, rows, columns, numbers, cell=cell, word_size=18, causal=causal)
 

@@ -32,7 +32,7 @@ from model.cli import USAGE_ERROR, Parser, UsageError
 from model.corpus import LANGUAGES, STORIES
 from model.files import sentence_folder
 from scenes import subtitles
-from scenes.chapters import BY_NUMBER, CHAPTERS, Chapter, too_long_for
+from scenes.chapters import BY_NUMBER, CHAPTERS, Chapter
 from scenes.outputs import (burn_subtitles, contact_sheet, file_digest, frames, join_clips, key_frame, make_gif,
                             probe, stage_sections)
 from scenes.source import PROJECT
@@ -483,7 +483,7 @@ def run(request: Request) -> Path:
         work = Path(tmp)
         say(f"building the trace for {request.sentence!r}")
         trace = build_trace(request, work)  # a refused sentence stops here, before anything is written
-        problem = too_long_for(request.chapters, trace["tokens"]) or undrawable(trace["tokens"])
+        problem = undrawable(trace["tokens"])
         if problem:
             raise UsageError(problem)
         with output_lock(request.out):

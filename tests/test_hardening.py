@@ -146,21 +146,6 @@ def test_an_output_path_that_is_a_file_or_under_one_is_refused(tmp_path, monkeyp
     assert [p.name for p in tmp_path.iterdir()] == ["taken"]
 
 
-def test_a_sentence_too_long_for_some_chapters_names_them_and_the_chapters_that_can_draw_it(
-        tmp_path, monkeypatch, capsys):
-    from scenes.chapters import BY_NUMBER, CHAPTERS, too_long_for
-    monkeypatch.chdir(tmp_path)
-    words = ["猫", "今天", "每天", "早上", "晚上", "也", "总是", "一直", "常常", "喜欢", "抓", "老鼠"]
-    code = render.main(["--sentence", "".join(words), "--out", "out"])
-    error = capsys.readouterr().err.strip().splitlines()[-1]  # after the progress line of the trace
-    one_line_error(code, error,
-                   f"chapters 5, 6, 7, 8, 10 lay out at most 9 words and the sentence has {len(words)}")
-    suggested = [BY_NUMBER[int(n)] for n in error.split("--chapters ")[1].split(",")]
-    assert too_long_for(suggested, words) is None  # the suggestion works …
-    assert all(too_long_for([c], words) for c in CHAPTERS if c not in suggested)  # … and leaves out only those
-    assert not (tmp_path / "out").exists()
-
-
 def test_the_table_has_at_least_forty_cases():
     assert len(BAD_SENTENCES) + len(BAD_ENGLISH) + len(BAD_CORPORA) + len(BAD_FLAGS) + 2 >= 40
 

@@ -1,11 +1,12 @@
 """Reusable node-graph mobjects (data first; animations returned, never played)."""
 
 from scenes.mobjects.charts import Plot, accuracy_curve
-from scenes.mobjects.grids import HeatGrid, NumberGrid, WeightGrid, brackets, fitted, row_peaks
+from scenes.mobjects.grids import (HeatGrid, NumberGrid, WeightGrid, brackets, column_labels, fitted, row_peaks,
+                                   written_cells)
 from scenes.mobjects.network import NetworkCopy, add_groups, legend, multiply_pairs, scale_group
 from scenes.mobjects.nodes import (Connections, NodeLayer, TokenRow, bar, chart_axes, label, number,
                                    prediction_rows)
 
 __all__ = ["Connections", "HeatGrid", "NetworkCopy", "NodeLayer", "NumberGrid", "Plot", "TokenRow", "WeightGrid", "accuracy_curve",
-           "add_groups", "bar", "brackets", "chart_axes", "fitted", "label", "legend", "multiply_pairs", "number",
-           "prediction_rows", "row_peaks", "scale_group"]
+           "add_groups", "bar", "brackets", "chart_axes", "column_labels", "fitted", "label", "legend", "multiply_pairs", "number",
+           "prediction_rows", "row_peaks", "scale_group", "written_cells"]

@@ -86,7 +86,7 @@ class WeightGrid(VGroup):
                           else square)
             self.rows.append(cells)
             self.cells.add(cells)
-        self.row_labels = VGroup(*(label(w, word_size).next_to(self.cells[i], LEFT, buff=0.15)
+        self.row_labels = VGroup(*(shorter(label(w, word_size), 0.9 * cell).next_to(self.cells[i], LEFT, buff=0.15)
                                    for i, w in enumerate(row_words)))
         self.column_labels = VGroup(*(text.next_to(self.cells[0][j], UP, buff=0.15)
                                       for j, text in enumerate(column_labels(column_words, word_size, cell))))
@@ -94,6 +94,17 @@ class WeightGrid(VGroup):
 
     def cell(self, i: int, j: int):
         return self.rows[i][j]
+
+
+NUMBERED_CELL = 0.45  # smallest cell that holds a legible weight (0.99 at 15 pt is 0.38 wide)
+
+
+def written_cells(weights: Sequence[Sequence[float]], cell: float, causal: bool = False) -> list[list[bool]]:
+    """Which cells of a weight grid get their number: every unmasked one when a cell holds a legible
+    number, otherwise (a long sentence) only each row's largest weight."""
+    peaks = row_peaks(weights, causal)
+    return [[not (causal and j > i) and (cell >= NUMBERED_CELL or j == peaks[i]) for j in range(len(row))]
+            for i, row in enumerate(weights)]
 
 
 def row_peaks(weights: Sequence[Sequence[float]], causal: bool = False) -> list[int]:
@@ -116,3 +127,8 @@ def column_labels(words: Sequence[str], size: float, cell: float, tallest: float
 def fitted(text: Text, width: float) -> Text:
     """``text`` shrunk to ``width`` if it is wider."""
     return text.scale_to_fit_width(width) if text.width > width else text
+
+
+def shorter(text: Text, height: float) -> Text:
+    """``text`` shrunk to ``height`` if it is taller."""
+    return text.scale_to_fit_height(height) if text.height > height else text
