@@ -41,7 +41,7 @@ class MultiCopyInference(ExplainerScene):
         return max(range(len(row)), key=row.__getitem__)
 
     def show_copies(self):
-        """A copy per word up to the current one; a long sentence's middle words share one "…" slot
+        """A copy per word up to the current one; a long sentence's middle words share one "⋯" slot
         (the first words, the largest weight's word and the last words keep their copies)."""
         self.show_title()
         attention, tokens = self.trace["attention"], self.trace["tokens"]

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 def drawn_slots(count: int, keep: Iterable[int], room: int) -> list[int | range]:
     """The words 0…count-1 as slots left to right: a word's position, or a range of words drawn
-    together as one "…" slot. All words if ``count`` fit in ``room`` slots; otherwise the words of
+    together as one "⋯" slot. All words if ``count`` fit in ``room`` slots; otherwise the words of
     ``keep`` (while they fit) and then as many as fit from the two ends inwards, the first and last
     words first."""
     if count <= room:
@@ -18,7 +18,7 @@ def drawn_slots(count: int, keep: Iterable[int], room: int) -> list[int | range]
         if position not in chosen and len(slots(count, chosen | {position})) <= room:
             chosen.add(position)
     lone = {run.start for run in slots(count, chosen) if isinstance(run, range) and len(run) == 1}
-    return slots(count, chosen | lone)  # a "…" for one word would take the word's own room
+    return slots(count, chosen | lone)  # a "⋯" for one word would take the word's own room
 
 
 def slots(count: int, chosen: set[int]) -> list[int | range]:
