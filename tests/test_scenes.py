@@ -370,6 +370,19 @@ def test_chapter_5_draws_a_long_sentences_middle_words_as_one_slot_with_their_we
     assert side_by_side([*scene.copies, *scene.gaps]) and all(on_screen(m) for m in [*scene.copies, *scene.gaps])
 
 
+def test_chapter_5_fits_long_words_under_their_copies(long_sentence, tmp_path, monkeypatch):
+    from model.trace_schema import content_hash, save_trace
+
+    trace = copy.deepcopy(long_sentence)  # a user's corpus may have words far wider than a copy
+    trace["tokens"] = ["extraordinarily" if len(word) == 2 else word for word in trace["tokens"]]
+    trace["hash"] = content_hash(trace)
+    save_trace(trace, tmp_path / "long-words.json")
+    monkeypatch.setenv("ATTENTION_TRACE", str(tmp_path / "long-words.json"))
+    scene = run(MultiCopyInference)
+    assert any(c.word.text == "extraordinarily" for c in scene.copies)
+    assert side_by_side([*scene.copies, *scene.gaps])
+
+
 def test_chapter_6_keeps_a_long_sentences_words_and_updates_on_screen(long_sentence):
     scene = run(Training)
     shown, training = scene.numbers_on_screen, long_sentence["training"]
