@@ -82,15 +82,16 @@ class KVCache(ExplainerScene):
         return VGroup(*(label("︙", min(24, 60 * height), "muted").move_to([x, y, 0])
                         for x in (centre - PANEL_WIDTH / 2 + pitch / 2, centre + PANEL_WIDTH / 2 - COUNT_WIDTH / 2)))
 
-    def panel(self, cached: bool) -> tuple[VGroup, list[VGroup], VGroup]:
-        """The panel's heading, its rows (one per generation step drawn), and the "︙" between them."""
+    def panel(self, cached: bool) -> tuple[VGroup, list[VGroup], dict[int, VGroup]]:
+        """The panel's heading, its rows (one per generation step drawn), and the "︙" of the steps
+        not drawn, by the number of rows drawn above it."""
         name = "with_cache" if cached else "no_cache"
         heading = self.word(name, 22, "key" if cached else "highlight").move_to([PANELS[name], TOP + 0.45, 0])
         T = len(self.trace["tokens"])
-        rows, skipped = [], VGroup()
+        rows, skipped = [], {}
         for place, slot in enumerate(drawn_slots(T, [T - 1], ROWS)):
             if isinstance(slot, range):
-                skipped.add(self.skipped_rows(place, cached))
+                skipped[len(rows)] = self.skipped_rows(place, cached)
             else:
                 rows.append(self.row(slot, place, cached))
         return heading, rows, skipped
@@ -102,8 +103,8 @@ class KVCache(ExplainerScene):
         with self.narration("ch07.waste"):
             self.play(FadeIn(heading), FadeIn(key))
             for place, row in enumerate(self.plain):
-                if skipped and place == self.rows_before_gap():
-                    self.play(FadeIn(skipped), run_time=0.5)
+                if place in skipped:
+                    self.play(FadeIn(skipped[place]), run_time=0.5)
                 self.play(FadeIn(row, shift=0.1 * DOWN), run_time=0.5)
                 self.play(*(Indicate(copy[1], scale_factor=1.3) for copy in row[0]), run_time=0.6)
 
@@ -124,19 +125,14 @@ class KVCache(ExplainerScene):
             self.play(*(Indicate(copy[1], color=role_colour("highlight"))
                         for row in self.plain for copy in row[0][:-1]))
 
-    def rows_before_gap(self) -> int:
-        """How many rows are drawn above a long sentence's skipped generation steps."""
-        T = len(self.trace["tokens"])
-        return next((place for place, slot in enumerate(drawn_slots(T, [T - 1], ROWS)) if isinstance(slot, range)), T)
-
     def cache_keys_and_values(self):
         heading, self.cached, skipped = self.panel(cached=True)
         total = self.total(cached=True)
         with self.narration("ch07.cache", with_cache=self.kv["projections_with_cache"]):
             self.play(FadeIn(heading))
             for place, row in enumerate(self.cached):
-                if skipped and place == self.rows_before_gap():
-                    self.play(FadeIn(skipped), run_time=0.5)
+                if place in skipped:
+                    self.play(FadeIn(skipped[place]), run_time=0.5)
                 self.play(FadeIn(row, shift=0.1 * DOWN), run_time=0.5)
                 self.play(Indicate(row[0][-1][1], scale_factor=1.3), run_time=0.5)
             self.play(FadeIn(total))
