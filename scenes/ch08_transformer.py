@@ -123,11 +123,8 @@ class TransformerContributions(ExplainerScene):
         """A Trace matrix written out, each entry recorded as "name i j"; masked: blank above the diagonal.
         ``by_word`` says whether rows and columns stand for the sentence's words: of a long sentence
         those show the first and last words, the ones between as a single "︙" row or "⋯" column."""
-        row = self.trace["attention"]["weights"][self.query]
-        key = max(range(self.query + 1), key=row.__getitem__)  # the word the query word looks at most
-        words = drawn_slots(len(self.trace["tokens"]), [self.query, key], WORDS_SHOWN)
-        row_slots = words if by_word[0] else list(range(len(rows)))
-        column_slots = words if by_word[1] else list(range(len(rows[0])))
+        row_slots = self.word_slots if by_word[0] else list(range(len(rows)))
+        column_slots = self.word_slots if by_word[1] else list(range(len(rows[0])))
 
         def entry(i, j):
             if isinstance(i, range) or isinstance(j, range):
@@ -140,6 +137,14 @@ class TransformerContributions(ExplainerScene):
     def query(self) -> int:
         """The word before the last, whose row of weights the other chapters follow."""
         return len(self.trace["tokens"]) - 2
+
+    @property
+    def word_slots(self) -> list[int | range]:
+        """The words the matrices write a row or column for: the first and last, the query word and
+        the word it weighs most; a long sentence's others as one "︙" or "⋯"."""
+        row = self.trace["attention"]["weights"][self.query]
+        key = max(range(self.query + 1), key=row.__getitem__)
+        return drawn_slots(len(self.trace["tokens"]), [self.query, key], WORDS_SHOWN)
 
     def equation(self, *parts) -> VGroup:
         """Matrices and signs in a row, centred below the formula, scaled down if too wide."""
