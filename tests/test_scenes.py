@@ -443,8 +443,6 @@ def test_chapter_10_writes_only_each_rows_largest_weight_in_a_long_sentences_gri
 
 
 def test_chapter_11_keeps_a_long_sentences_grids_legible_and_on_screen(long_sentence):
-    from manim import config
-
     scene = run(EncoderDecoder)
     pair, shown = long_sentence["encoder_decoder"], scene.numbers_on_screen
     source, target = pair["source_tokens"], pair["target_tokens"]
@@ -455,10 +453,8 @@ def test_chapter_11_keeps_a_long_sentences_grids_legible_and_on_screen(long_sent
         assert written == [max(range(len(row)), key=row.__getitem__)]
         assert shown[f"cross {i} {written[0]}"] == row[written[0]]
     for grid in (scene.encoder_grid, scene.decoder_grid, scene.cross):
-        labels = sorted(grid.column_labels, key=lambda m: m.get_left()[0])
-        assert all(a.get_right()[0] < b.get_left()[0] for a, b in zip(labels, labels[1:]))
+        assert side_by_side(grid.column_labels)
         for cell in (c for row in grid.rows for c in row if len(c.submobjects) == 2):
             square, number = cell
             assert number.width < square.width and number.height < square.height
-        assert grid.get_left()[0] > -config.frame_width / 2 and grid.get_right()[0] < config.frame_width / 2
-        assert grid.get_bottom()[1] > -config.frame_height / 2 and grid.get_top()[1] < config.frame_height / 2
+        assert on_screen(grid)
