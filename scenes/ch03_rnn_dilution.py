@@ -8,12 +8,14 @@ from manim import (DOWN, RIGHT, UP, Arrow, Create, CurvedArrow, FadeIn, FadeOut,
                    VGroup)
 
 from scenes.base import ExplainerScene
+from scenes.layout import drawn_slots
 from scenes.mobjects import NodeLayer, Plot, accuracy_curve, fitted, label
 from scenes.theme import role_colour
 
 WORD_IN = np.array([-5.6, -0.2, 0])  # where each word going in ends: the arrow into the state starts here
 BAR = {"left": -1.6, "step": 0.95, "bottom": -2.6, "height": 4.6, "width": 0.5}
 CHART = {"left": -4.8, "right": 3.8, "bottom": -2.6, "top": 2.2}
+BARS = 8  # bars side by side; a long sentence's middle steps share a "⋯"
 FALLS_BY = 0.05  # an accuracy drop from distance 0 to the furthest smaller than this is no fall
 
 
@@ -79,21 +81,28 @@ class RNNDilution(ExplainerScene):
             pieces.add(piece.move_to([x, bottom + height / 2, 0]))
             bottom += height
         share = self.shown(f"share {t}", shares[followed], 2, 16, "highlight")
-        word = label(self.trace["tokens"][t], 18).next_to(pieces, DOWN, buff=0.15)
+        word = fitted(label(self.trace["tokens"][t], 18), 0.9 * BAR["step"]).next_to(pieces, DOWN, buff=0.15)
         return VGroup(pieces, share.next_to(pieces, UP, buff=0.1), word)
 
     def shrink_the_followed_word(self):
-        """A bar per step from the followed word on (at most 8): its share of the state shrinking."""
+        """A bar per step from the followed word to the last: its share of the state shrinking (a long
+        sentence's middle steps pass as one "⋯")."""
         influence, followed = self.trace["rnn"]["influence"], self.followed()
-        steps = range(followed, min(len(influence), followed + 8))
-        self.bars = VGroup()
+        slots = drawn_slots(len(influence) - followed, [], BARS)
+        self.bars, self.skipped = VGroup(), VGroup()
         with self.narration("ch03.shares", word=self.trace["tokens"][followed],
-                            start=f"{influence[followed][followed]:.2f}", end=f"{influence[steps[-1]][followed]:.2f}"):
-            for column, t in enumerate(steps):
+                            start=f"{influence[followed][followed]:.2f}", end=f"{influence[-1][followed]:.2f}"):
+            for column, slot in enumerate(slots):
+                if isinstance(slot, range):
+                    dots = label("⋯", 40, "muted").move_to([BAR["left"] + BAR["step"] * column, BAR["bottom"] + 0.4, 0])
+                    self.skipped.add(dots)
+                    self.play(FadeIn(dots), run_time=0.5)
+                    continue
+                t = followed + slot
                 if t > 1:
                     self.step_to(t)
                 self.bars.add(self.share_bar(t, column))
-                self.play(FadeIn(self.bars[column], shift=0.2 * UP), run_time=0.8)
+                self.play(FadeIn(self.bars[-1], shift=0.2 * UP), run_time=0.8)
 
     def plot(self) -> Plot:
         return Plot(CHART, x_max=self.trace["accuracy_by_distance"][-1]["distance"])

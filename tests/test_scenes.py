@@ -356,6 +356,15 @@ def side_by_side(mobjects) -> bool:
     return all(a.get_right()[0] < b.get_left()[0] for a, b in zip(ordered, ordered[1:]))
 
 
+def test_chapter_3_follows_the_subjects_share_to_a_long_sentences_last_word(long_sentence):
+    scene = run(RNNDilution)
+    shown, influence, T = scene.numbers_on_screen, long_sentence["rnn"]["influence"], len(long_sentence["tokens"])
+    steps = [t for t in range(T) if f"share {t}" in shown]
+    assert steps[0] == 0 and steps[-1] == T - 1 and len(steps) < T and len(scene.skipped) == 1
+    assert [shown[f"share {t}"] for t in steps] == [influence[t][0] for t in steps]  # 猫's share at each step
+    assert side_by_side([*scene.bars, *scene.skipped]) and all(on_screen(bar) for bar in scene.bars)
+
+
 def test_chapter_5_draws_a_long_sentences_middle_words_as_one_slot_with_their_weights_added(long_sentence):
     scene = run(MultiCopyInference)
     shown, row = scene.numbers_on_screen, long_sentence["attention"]["weights"][scene.query]
