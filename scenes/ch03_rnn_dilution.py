@@ -19,6 +19,11 @@ BARS = 8  # bars side by side; a long sentence's middle steps share a "⋯"
 FALLS_BY = 0.05  # an accuracy drop from distance 0 to the furthest smaller than this is no fall
 
 
+def bar_x(column: int) -> float:
+    """Where the share bar of column ``column`` (or the "⋯" standing in its place) is centred."""
+    return BAR["left"] + BAR["step"] * column
+
+
 class RNNDilution(ExplainerScene):
     title_key = "ch03.title"
     narration_lines = 6
@@ -71,7 +76,7 @@ class RNNDilution(ExplainerScene):
         """Step t's state as a bar split by word: the followed word's share highlighted."""
         followed = self.followed()
         shares = self.trace["rnn"]["influence"][t][: t + 1]
-        x = BAR["left"] + BAR["step"] * column
+        x = bar_x(column)
         pieces, bottom = VGroup(), BAR["bottom"]
         for i, share in enumerate(shares):
             height = max(share * BAR["height"], 1e-3)
@@ -94,7 +99,7 @@ class RNNDilution(ExplainerScene):
                             start=f"{influence[followed][followed]:.2f}", end=f"{influence[-1][followed]:.2f}"):
             for column, slot in enumerate(slots):
                 if isinstance(slot, range):
-                    dots = label("⋯", 40, "muted").move_to([BAR["left"] + BAR["step"] * column, BAR["bottom"] + 0.4, 0])
+                    dots = label("⋯", 40, "muted").move_to([bar_x(column), BAR["bottom"] + 0.4, 0])
                     self.skipped.add(dots)
                     self.play(FadeIn(dots), run_time=0.5)
                     continue

@@ -7,7 +7,7 @@ from manim import RIGHT, UP, UR, Arrow, FadeIn, FadeOut, Indicate, Line, Replace
 
 from scenes.base import ExplainerScene
 from scenes.layout import drawn_slots
-from scenes.mobjects import NetworkCopy, NodeLayer, add_groups, bar, fitted, label, legend, scale_group
+from scenes.mobjects import NetworkCopy, NodeLayer, add_groups, bar, fitted, label, legend, row_peaks, scale_group
 from scenes.theme import role_colour
 
 COPIES_WIDTH = 12.6  # horizontal room for all copies
@@ -37,8 +37,7 @@ class MultiCopyInference(ExplainerScene):
     @property
     def key(self) -> int:
         """The word the current word gives the largest weight."""
-        row = self.trace["attention"]["weights"][self.query][: self.query + 1]
-        return max(range(len(row)), key=row.__getitem__)
+        return row_peaks(self.trace["attention"]["weights"], causal=True)[self.query]
 
     def show_copies(self):
         """A copy per word up to the current one; a long sentence's middle words share one "⋯" slot

@@ -8,7 +8,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, ArcBetweenPoints, Circle, Creat
 
 from scenes.base import ExplainerScene
 from scenes.layout import drawn_slots
-from scenes.mobjects import NumberGrid, Plot, accuracy_curve, column_labels, label
+from scenes.mobjects import NumberGrid, Plot, accuracy_curve, column_labels, label, row_peaks
 from scenes.theme import role_colour
 
 ROWS = {"rnn": 1.4, "attention": -1.5}  # heights of the two models' rows of word nodes
@@ -142,8 +142,7 @@ class TransformerContributions(ExplainerScene):
     def word_slots(self) -> list[int | range]:
         """The words the matrices write a row or column for: the first and last, the query word and
         the word it weighs most; a long sentence's others as one "︙" or "⋯"."""
-        row = self.trace["attention"]["weights"][self.query]
-        key = max(range(self.query + 1), key=row.__getitem__)
+        key = row_peaks(self.trace["attention"]["weights"], causal=True)[self.query]
         return drawn_slots(len(self.trace["tokens"]), [self.query, key], WORDS_SHOWN)
 
     def equation(self, *parts) -> VGroup:
