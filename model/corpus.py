@@ -72,6 +72,27 @@ STORIES = {
 }
 
 
+def story_phrases(lang: str) -> list[tuple[str, ...]]:
+    """The story's phrases in one language; phrase i of one language translates phrase i of the other."""
+    story = STORIES[lang]
+    return [*story.subjects, *((word,) for word in story.fillers), story.verb, *((word,) for word in story.objects)]
+
+
+def chinese_twin(words: list[str]) -> list[str] | None:
+    """The Chinese of an English story sentence, phrase for phrase ("the cat" → 猫, "likes to catch" →
+    喜欢 抓); None when the words are not all story phrases."""
+    twins = dict(zip(story_phrases("en"), story_phrases("zh")))
+    twin, start = [], 0
+    while start < len(words):
+        phrase = next((tuple(words[start:end]) for end in range(len(words), start, -1)
+                       if tuple(words[start:end]) in twins), None)
+        if phrase is None:
+            return None
+        twin.extend(twins[phrase])
+        start += len(phrase)
+    return twin
+
+
 def story_pairs(count: int, seed: int, filler_count: int | None = None) -> list[tuple[list[str], list[str]]]:
     """``count`` twin sentences (zh words, en words), seeded.
 

@@ -12,7 +12,7 @@ import torch
 from torch.nn import functional as F
 
 from model import measure
-from model.corpus import STORIES, Corpus, default_corpus_path, load_corpus
+from model.corpus import STORIES, Corpus, chinese_twin, default_corpus_path, load_corpus
 from model.models import Models, load_models, load_translator, translate_words
 from model.train import ATTENTION_SCHEDULE
 from model.trace_schema import TRACE_FORMAT, content_hash, validate
@@ -129,15 +129,17 @@ def multi_head_section(models: Models, ids: list[int]) -> dict:
 
 
 def encoder_decoder_section(tokens: list[str], lang: str) -> dict:
-    """The translator on the sentence when it is Chinese it knows, else on the default sentence."""
+    """The translator on the sentence (Chinese), on its Chinese twin (an English story sentence) or,
+    when the translator does not know every word, on the default sentence; `source_from` says which."""
     translator = load_translator()
-    source = tokens
-    if lang != "zh" or any(word not in translator.source for word in tokens):
+    source, source_from = (tokens, "sentence") if lang == "zh" else (chinese_twin(tokens), "twin")
+    if source is None or any(word not in translator.source for word in source):
         default = STORIES["zh"].default_sentence
-        source = translator.source.split(default, translator.model.config.context)
+        source, source_from = translator.source.split(default, translator.model.config.context), "default"
     result = translate_words(translator.model, translator.source, translator.target, source)
     return {
         "source_tokens": source,
+        "source_from": source_from,
         "target_tokens": result["target"],
         "encoder_weights": rounded(result["encoder_weights"]),
         "decoder_weights": rounded(result["decoder_weights"]),

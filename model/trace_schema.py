@@ -13,8 +13,9 @@ from pathlib import Path
 
 from model.files import write_atomically
 
-TRACE_FORMAT = 3  # bump when fields change: older trace.json files are then rebuilt or refused
+TRACE_FORMAT = 4  # bump when fields change: older trace.json files are then rebuilt or refused
 ROW_SUM_TOLERANCE = 1e-4
+SOURCES_FROM = ("sentence", "twin", "default")  # what the translator of encoder_decoder ran on
 
 
 class TraceError(ValueError):
@@ -79,6 +80,7 @@ def validate(trace: dict) -> None:
         check(len(row["example_scores"]) == len(row["example_weights_unscaled"]) == len(row["example_weights_scaled"]),
               "sqrt_dk examples need a weight per score")
     pair = trace["encoder_decoder"]
+    check(pair.get("source_from") in SOURCES_FROM, f"encoder_decoder.source_from must be one of {', '.join(SOURCES_FROM)}")
     S, U = len(pair["source_tokens"]), len(pair["target_tokens"])
     check_weights(pair["encoder_weights"], S, "encoder_decoder.encoder_weights", causal=False)
     check_weights(pair["decoder_weights"], U, "encoder_decoder.decoder_weights")

@@ -91,7 +91,8 @@ class EncoderDecoder(ExplainerScene):
         self.encoder_grid.move_to([-3.6, -0.3, 0])
         title = VGroup(self.word("encoder", 22), self.word("self_attention", 20, "key")).arrange(RIGHT, buff=0.3)
         title.next_to(self.encoder_grid, UP, buff=0.25)
-        with self.narration("ch11.encode"):
+        line = {"sentence": "ch11.encode", "twin": "ch11.encode_twin", "default": "ch11.encode_default"}
+        with self.narration(line[self.pair["source_from"]], source="".join(source)):
             self.play(FadeIn(title), FadeIn(self.encoder_grid))
 
     def decode_under_the_mask(self):

@@ -214,6 +214,22 @@ def test_chapter_11_shows_the_translators_real_weights(scene_trace, default_trac
     assert max(range(S), key=lambda j: shown[f"cross {cat} {j}"]) == pair["source_tokens"].index("猫")
 
 
+@pytest.mark.parametrize("sentence, line, source", [
+    ("the fox often likes to catch chickens", "ch11.encode_twin", "狐狸常常喜欢抓鸡"),
+    ("the dog today likes", "ch11.encode_default", "猫喜欢抓老鼠"),
+])
+def test_chapter_11_says_which_chinese_sentence_it_translates(sentence, line, source, tmp_path, monkeypatch):
+    from model.trace import build_trace
+    from model.trace_schema import save_trace
+
+    path = tmp_path / "trace.json"
+    save_trace(build_trace(sentence, "en"), path)
+    monkeypatch.setenv("ATTENTION_TRACE", str(path))
+    monkeypatch.setenv("ATTENTION_LANG", "en")
+    spoken = run(EncoderDecoder).spoken
+    assert [said for said in spoken if source in said] == [STRINGS["en"][line].format(source=source)]
+
+
 def test_the_formulas_parts_are_found_by_their_glyphs():
     from scenes.mobjects import label
 

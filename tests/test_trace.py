@@ -90,6 +90,17 @@ def test_the_default_translation_is_the_english_twin(default_trace):
     assert pair["target_tokens"] == "the cat likes to catch mice".split()
 
 
+@pytest.mark.parametrize("sentence, source_from, source", [
+    ("the fox often likes to catch chickens", "twin", "狐狸 常常 喜欢 抓 鸡"),
+    ("the dog today likes", "default", "猫 喜欢 抓 老鼠"),  # "likes" alone is no story phrase
+])
+def test_an_english_sentence_is_translated_from_its_chinese_twin_when_it_has_one(sentence, source_from, source):
+    pair = build_trace(sentence, "en")["encoder_decoder"]
+    assert (pair["source_from"], pair["source_tokens"]) == (source_from, source.split())
+    if source_from == "twin":
+        assert pair["target_tokens"] == sentence.split()
+
+
 def test_an_english_trace_uses_the_english_models():
     trace = build_trace("The dog likes to catch frisbees", "en")
     assert trace["tokens"] == "the dog likes to catch frisbees".split()
@@ -116,6 +127,7 @@ def test_a_saved_trace_loads_back_and_an_edited_one_is_caught(default_trace, tmp
     (lambda t: t["kv_cache"]["steps_with_cache"].append(1), "count per word"),
     (lambda t: t["training"]["copy_updates"]["query"].pop(), "one update per copy"),
     (lambda t: t["training"]["history"][0]["query_scores"].pop(), "a score per word"),
+    (lambda t: t["encoder_decoder"].__setitem__("source_from", "guess"), "source_from must be one of"),
 ])
 def test_validation_names_what_is_wrong(default_trace, breakage, message):
     broken = json.loads(json.dumps(default_trace))
