@@ -86,7 +86,7 @@ def test_scale_counts_grow_faster_than_the_input_while_attention_stays_fixed(def
 
 def test_the_default_translation_is_the_english_twin(default_trace):
     pair = default_trace["encoder_decoder"]
-    assert pair["source_tokens"] == ["猫", "喜欢", "抓", "老鼠"]
+    assert (pair["source_from"], pair["source_tokens"]) == ("sentence", ["猫", "喜欢", "抓", "老鼠"])
     assert pair["target_tokens"] == "the cat likes to catch mice".split()
 
 
