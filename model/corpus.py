@@ -78,10 +78,11 @@ def story_phrases(lang: str) -> list[tuple[str, ...]]:
     return [*story.subjects, *((word,) for word in story.fillers), story.verb, *((word,) for word in story.objects)]
 
 
-def chinese_twin(words: list[str]) -> list[str] | None:
-    """The Chinese of an English story sentence, phrase for phrase ("the cat" → 猫, "likes to catch" →
-    喜欢 抓); None when the words are not all story phrases."""
-    twins = dict(zip(story_phrases("en"), story_phrases("zh")))
+def story_twin(words: list[str], lang: str) -> list[str] | None:
+    """A story sentence in the other language, phrase for phrase ("the cat" ↔ 猫, "likes to catch" ↔
+    喜欢 抓); None when the words are not all story phrases of ``lang``."""
+    other = next(language for language in LANGUAGES if language != lang)
+    twins = dict(zip(story_phrases(lang), story_phrases(other)))
     twin, start = [], 0
     while start < len(words):
         phrase = next((tuple(words[start:end]) for end in range(len(words), start, -1)

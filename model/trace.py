@@ -12,7 +12,7 @@ import torch
 from torch.nn import functional as F
 
 from model import measure
-from model.corpus import STORIES, Corpus, chinese_twin, default_corpus_path, load_corpus
+from model.corpus import STORIES, Corpus, default_corpus_path, load_corpus, story_twin
 from model.models import Models, load_models, load_translator, translate_words
 from model.train import ATTENTION_SCHEDULE
 from model.trace_schema import TRACE_FORMAT, content_hash, validate
@@ -130,9 +130,10 @@ def multi_head_section(models: Models, ids: list[int]) -> dict:
 
 def encoder_decoder_section(tokens: list[str], lang: str) -> dict:
     """The translator on the sentence (Chinese), on its Chinese twin (an English story sentence) or,
-    when the translator does not know every word, on the default sentence; `source_from` says which."""
+    when the translator does not know every word, on the default sentence; `source_from` says which.
+    `reference_tokens` is the right translation, the source's English twin (None if it has none)."""
     translator = load_translator()
-    source, source_from = (tokens, "sentence") if lang == "zh" else (chinese_twin(tokens), "twin")
+    source, source_from = (tokens, "sentence") if lang == "zh" else (story_twin(tokens, "en"), "twin")
     if source is None or any(word not in translator.source for word in source):
         default = STORIES["zh"].default_sentence
         source, source_from = translator.source.split(default, translator.model.config.context), "default"
@@ -141,6 +142,7 @@ def encoder_decoder_section(tokens: list[str], lang: str) -> dict:
         "source_tokens": source,
         "source_from": source_from,
         "target_tokens": result["target"],
+        "reference_tokens": story_twin(source, "zh"),
         "encoder_weights": rounded(result["encoder_weights"]),
         "decoder_weights": rounded(result["decoder_weights"]),
         "cross_weights": rounded(result["cross_weights"]),

@@ -82,6 +82,9 @@ def validate(trace: dict) -> None:
     pair = trace["encoder_decoder"]
     check(pair.get("source_from") in SOURCES_FROM, f"encoder_decoder.source_from must be one of {', '.join(SOURCES_FROM)}")
     S, U = len(pair["source_tokens"]), len(pair["target_tokens"])
+    reference = pair.get("reference_tokens")
+    check(reference is None or isinstance(reference, list) and all(isinstance(w, str) for w in reference),
+          "encoder_decoder.reference_tokens must be a list of words or null")
     check_weights(pair["encoder_weights"], S, "encoder_decoder.encoder_weights", causal=False)
     check_weights(pair["decoder_weights"], U, "encoder_decoder.decoder_weights")
     check_matrix(pair["cross_weights"], U, S, "encoder_decoder.cross_weights")

@@ -136,5 +136,7 @@ class EncoderDecoder(ExplainerScene):
         text = f"{share:.0%}"
         shown = VGroup(label(text, 40, "output"), self.word("exact_label", 18, "muted")).arrange(DOWN, buff=0.2)
         shown.next_to(self.cross, RIGHT, buff=1.2)
-        with self.narration("ch11.exact", share=text):
+        reference = self.pair["reference_tokens"]
+        missed = reference is not None and reference != self.pair["target_tokens"]
+        with self.narration("ch11.exact_missed" if missed else "ch11.exact", share=text):
             self.play(FadeIn(shown, scale=1.3))

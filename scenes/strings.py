@@ -115,6 +115,7 @@ STRINGS = {
         "ch11.focus": "写「{word}」时，它看的是「{source}」（{weight}）：宾语要靠主语来猜，和第五章一样。",
         "ch11.focus_other": "写「{word}」时，最大的权重 {weight} 落在「{source}」上。",
         "ch11.exact": "在没见过的句子上，这个小模型 {share} 翻译得一字不差。",
+        "ch11.exact_missed": "在没见过的句子上，这个小模型 {share} 翻译得一字不差；这一句它却没有译对。",
     },
     "en": {
         "input": "input", "query": "Query", "key": "Key", "value": "ordinary hidden",
@@ -229,6 +230,7 @@ STRINGS = {
         "ch11.focus": "Writing “{word}”, it looks at “{source}” ({weight}): the object depends on the subject, as in chapter 5.",
         "ch11.focus_other": "Writing “{word}”, the largest weight, {weight}, is on “{source}”.",
         "ch11.exact": "On sentences it never saw, this small model translates {share} exactly.",
+        "ch11.exact_missed": "On sentences it never saw, this small model translates {share} exactly; this one, though, it got wrong.",
     },
 }
 

@@ -230,6 +230,20 @@ def test_chapter_11_says_which_chinese_sentence_it_translates(sentence, line, so
     assert [said for said in spoken if source in said] == [STRINGS["en"][line].format(source=source)]
 
 
+@pytest.mark.parametrize("reference, line", [(None, "ch11.exact"), ("the cat likes to catch mice", "ch11.exact"),
+                                             ("the fox likes to catch chickens", "ch11.exact_missed")])
+def test_chapter_11_says_when_it_got_the_sentence_wrong(default_trace, reference, line, tmp_path, monkeypatch):
+    from model.trace_schema import content_hash, save_trace
+
+    trace = copy.deepcopy(default_trace)
+    trace["encoder_decoder"]["reference_tokens"] = reference and reference.split()
+    trace["hash"] = content_hash(trace)
+    save_trace(trace, tmp_path / "trace.json")
+    monkeypatch.setenv("ATTENTION_TRACE", str(tmp_path / "trace.json"))
+    said = STRINGS["zh"][line].format(share=f"{trace['encoder_decoder']['exact_match']:.0%}")
+    assert run(EncoderDecoder).spoken[-1] == said
+
+
 def test_the_formulas_parts_are_found_by_their_glyphs():
     from scenes.mobjects import label
 

@@ -1,7 +1,7 @@
 import pytest
 
-from model.corpus import (CORPUS_SIZE, MAX_FILLERS, STORIES, CorpusError, chinese_twin, default_corpus_path,
-                          load_corpus, write_story_corpora)
+from model.corpus import (CORPUS_SIZE, MAX_FILLERS, STORIES, CorpusError, default_corpus_path,
+                          load_corpus, story_twin, write_story_corpora)
 from model.tokenizer import SentenceError, Vocab
 
 
@@ -84,15 +84,17 @@ def test_twin_corpora_align_line_by_line():
         assert len(zh_sentence) + 2 == len(en_sentence)  # "the cat" and "likes to catch" are one word longer each
 
 
-def test_every_english_corpus_sentence_has_its_chinese_line_as_twin():
+def test_every_corpus_sentence_has_the_other_corpus_line_as_twin():
     zh = load_corpus(default_corpus_path("zh"), "zh")
     en = load_corpus(default_corpus_path("en"), "en")
-    assert [chinese_twin(list(s)) for s in en.sentences] == [list(s) for s in zh.sentences]
+    assert [story_twin(list(s), "en") for s in en.sentences] == [list(s) for s in zh.sentences]
+    assert [story_twin(list(s), "zh") for s in zh.sentences] == [list(s) for s in en.sentences]
 
 
-@pytest.mark.parametrize("words", ["the cat likes", "the cat likes to catch mice happily", "cat likes to catch mice"])
-def test_words_that_are_not_story_phrases_have_no_twin(words):
-    assert chinese_twin(words.split()) is None
+@pytest.mark.parametrize("words, lang", [("the cat likes", "en"), ("the cat likes to catch mice happily", "en"),
+                                         ("cat likes to catch mice", "en"), ("猫 喜欢 老鼠", "zh")])
+def test_words_that_are_not_story_phrases_have_no_twin(words, lang):
+    assert story_twin(words.split(), lang) is None
 
 
 @pytest.mark.parametrize("content, fragment", [

@@ -97,8 +97,8 @@ def test_the_default_translation_is_the_english_twin(default_trace):
 def test_an_english_sentence_is_translated_from_its_chinese_twin_when_it_has_one(sentence, source_from, source):
     pair = build_trace(sentence, "en")["encoder_decoder"]
     assert (pair["source_from"], pair["source_tokens"]) == (source_from, source.split())
-    if source_from == "twin":
-        assert pair["target_tokens"] == sentence.split()
+    reference = sentence.split() if source_from == "twin" else "the cat likes to catch mice".split()
+    assert pair["reference_tokens"] == pair["target_tokens"] == reference
 
 
 def test_an_english_trace_uses_the_english_models():
@@ -128,6 +128,7 @@ def test_a_saved_trace_loads_back_and_an_edited_one_is_caught(default_trace, tmp
     (lambda t: t["training"]["copy_updates"]["query"].pop(), "one update per copy"),
     (lambda t: t["training"]["history"][0]["query_scores"].pop(), "a score per word"),
     (lambda t: t["encoder_decoder"].__setitem__("source_from", "guess"), "source_from must be one of"),
+    (lambda t: t["encoder_decoder"].__setitem__("reference_tokens", "the cat"), "reference_tokens must be"),
 ])
 def test_validation_names_what_is_wrong(default_trace, breakage, message):
     broken = json.loads(json.dumps(default_trace))
