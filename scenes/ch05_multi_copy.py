@@ -138,9 +138,10 @@ class MultiCopyInference(ExplainerScene):
     def focus_on_key(self):
         row, key = self.trace["attention"]["weights"][self.query], self.key
         place = self.positions.index(key)
-        line = "ch05.focus" if key == 0 else "ch05.focus_other"
+        back, tokens = self.query - key, self.trace["tokens"]
+        line = "ch05.focus" if key == 0 else "ch05.focus_earlier" if back > 1 else "ch05.focus_other"
         target = VGroup(self.copies[place], self.bars[place], self.weights[place])
-        with self.narration(line, key=self.trace["tokens"][key], weight=f"{row[key]:.2f}"):
+        with self.narration(line, key=tokens[key], query=tokens[self.query], back=back, weight=f"{row[key]:.2f}"):
             self.play(FadeOut(self.result), run_time=0.8)
             self.play(self.camera.frame.animate.set(height=target.height * 1.5).move_to(target), run_time=2)
             self.play(Indicate(self.weights[place], scale_factor=1.3), Indicate(self.copies[place].word))

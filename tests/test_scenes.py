@@ -337,6 +337,17 @@ def test_chapter_3_in_english_follows_the_subject_not_the_first_word(english_sen
     assert any("“cat”" in line for line in scene.spoken)
 
 
+def test_chapter_5_in_english_says_the_subject_came_in_words_before_the_verb(english_sentence):
+    weight = english_sentence["attention"]["weights"][4][1]  # catch → cat
+    said = STRINGS["en"]["ch05.focus_earlier"].format(key="cat", query="catch", back=3, weight=f"{weight:.2f}")
+    assert run(MultiCopyInference).spoken[-1] == said
+
+
+def test_chapter_5_says_the_first_word_came_in_first(scene_trace, default_trace):
+    weight = default_trace["attention"]["weights"][2][0]  # 抓 → 猫
+    assert run(MultiCopyInference).spoken[-1] == STRINGS["zh"]["ch05.focus"].format(key="猫", weight=f"{weight:.2f}")
+
+
 def test_chapter_3_in_english_says_the_rnn_falls(english_sentence):
     falls = STRINGS["en"]["ch03.accuracy"].split("(")[0]
     assert any(line.startswith(falls) for line in run(RNNDilution).spoken)
