@@ -38,9 +38,15 @@ class Story:
 
     subjects: tuple[tuple[str, ...], ...]  # words of each subject, e.g. ("the", "cat")
     objects: tuple[str, ...]  # the object each subject catches, same order as subjects
-    verb: tuple[str, ...]  # the shared verb phrase, e.g. ("喜欢", "抓")
+    # the shared verb, in parts that translate one to one: ("喜欢",), ("抓",) ↔ ("likes",), ("to", "catch")
+    verb_parts: tuple[tuple[str, ...], ...]
     fillers: tuple[str, ...]  # words that may stand between subject and verb, in their fixed order
     default_sentence: str
+
+    @property
+    def verb(self) -> tuple[str, ...]:
+        """The verb's words, e.g. ("喜欢", "抓")."""
+        return tuple(word for part in self.verb_parts for word in part)
 
     def sentence(self, subject: int, fillers: list[int]) -> list[str]:
         return [*self.subjects[subject], *(self.fillers[f] for f in fillers), *self.verb, self.objects[subject]]
@@ -55,7 +61,7 @@ STORIES = {
     "zh": Story(
         subjects=(("猫",), ("狗",), ("鹰",), ("熊",), ("孩子",), ("狐狸",)),
         objects=("老鼠", "飞盘", "兔子", "鱼", "蝴蝶", "鸡"),
-        verb=("喜欢", "抓"),
+        verb_parts=(("喜欢",), ("抓",)),
         fillers=("今天", "每天", "早上", "晚上", "也", "总是", "一直", "常常", "经常",
                  "在院子里", "偷偷", "悄悄", "真的", "非常", "特别"),
         default_sentence="猫喜欢抓老鼠",
@@ -64,7 +70,7 @@ STORIES = {
         subjects=(("the", "cat"), ("the", "dog"), ("the", "eagle"), ("the", "bear"),
                   ("the", "child"), ("the", "fox")),
         objects=("mice", "frisbees", "rabbits", "fish", "butterflies", "chickens"),
-        verb=("likes", "to", "catch"),
+        verb_parts=(("likes",), ("to", "catch")),
         fillers=("today", "daily", "mornings", "nightly", "also", "always", "constantly", "often",
                  "frequently", "outside", "secretly", "quietly", "really", "very", "especially"),
         default_sentence="the cat likes to catch mice",
@@ -75,12 +81,12 @@ STORIES = {
 def story_phrases(lang: str) -> list[tuple[str, ...]]:
     """The story's phrases in one language; phrase i of one language translates phrase i of the other."""
     story = STORIES[lang]
-    return [*story.subjects, *((word,) for word in story.fillers), story.verb, *((word,) for word in story.objects)]
+    return [*story.subjects, *((word,) for word in story.fillers), *story.verb_parts, *((word,) for word in story.objects)]
 
 
 def story_twin(words: list[str], lang: str) -> list[str] | None:
-    """A story sentence in the other language, phrase for phrase ("the cat" ↔ 猫, "likes to catch" ↔
-    喜欢 抓); None when the words are not all story phrases of ``lang``."""
+    """A story sentence in the other language, phrase for phrase ("the cat" ↔ 猫, "likes" ↔ 喜欢,
+    "to catch" ↔ 抓); None when the words are not all story phrases of ``lang``."""
     other = next(language for language in LANGUAGES if language != lang)
     twins = dict(zip(story_phrases(lang), story_phrases(other)))
     twin, start = [], 0

@@ -216,7 +216,7 @@ def test_chapter_11_shows_the_translators_real_weights(scene_trace, default_trac
 
 @pytest.mark.parametrize("sentence, line, source", [
     ("the fox often likes to catch chickens", "ch11.encode_twin", "狐狸常常喜欢抓鸡"),
-    ("the dog today likes", "ch11.encode_default", "猫喜欢抓老鼠"),
+    ("the dog likes to", "ch11.encode_default", "猫喜欢抓老鼠"),
 ])
 def test_chapter_11_says_which_chinese_sentence_it_translates(sentence, line, source, tmp_path, monkeypatch):
     from model.trace import build_trace

@@ -90,15 +90,21 @@ def test_the_default_translation_is_the_english_twin(default_trace):
     assert pair["target_tokens"] == "the cat likes to catch mice".split()
 
 
-@pytest.mark.parametrize("sentence, source_from, source", [
-    ("the fox often likes to catch chickens", "twin", "狐狸 常常 喜欢 抓 鸡"),
-    ("the dog today likes", "default", "猫 喜欢 抓 老鼠"),  # "likes" alone is no story phrase
+@pytest.mark.parametrize("sentence, source_from, source, reference", [
+    ("the fox often likes to catch chickens", "twin", "狐狸 常常 喜欢 抓 鸡", "the fox often likes to catch chickens"),
+    ("the dog today likes", "twin", "狗 今天 喜欢", "the dog today likes"),
+    ("the dog likes to", "default", "猫 喜欢 抓 老鼠", "the cat likes to catch mice"),  # "to" alone is no story phrase
 ])
-def test_an_english_sentence_is_translated_from_its_chinese_twin_when_it_has_one(sentence, source_from, source):
+def test_an_english_sentence_is_translated_from_its_chinese_twin_when_it_has_one(sentence, source_from, source,
+                                                                                 reference):
     pair = build_trace(sentence, "en")["encoder_decoder"]
     assert (pair["source_from"], pair["source_tokens"]) == (source_from, source.split())
-    reference = sentence.split() if source_from == "twin" else "the cat likes to catch mice".split()
-    assert pair["reference_tokens"] == pair["target_tokens"] == reference
+    assert pair["reference_tokens"] == reference.split()
+
+
+def test_an_english_story_sentence_comes_back_from_its_twin_word_for_word():
+    sentence = "the fox often likes to catch chickens"
+    assert build_trace(sentence, "en")["encoder_decoder"]["target_tokens"] == sentence.split()
 
 
 def test_an_english_trace_uses_the_english_models():
