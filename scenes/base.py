@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from manim import UL, FadeOut, ManimColor, MovingCameraScene, Text
 
 from scenes import source
-from scenes.mobjects import label, number
+from scenes.mobjects import WeightGrid, label, number, written_cells
 from scenes.strings import text
 from scenes.theme import theme
 
@@ -41,6 +41,15 @@ class ExplainerScene(MovingCameraScene):
         """A number for the screen, recorded under ``name`` for the tests."""
         self.numbers_on_screen[name] = value
         return number(value, digits, size, role, grouped)
+
+    def weight_grid(self, name: str, weights, rows: list[str], columns: list[str], cell: float, causal: bool,
+                    number_size: float, word_size: float) -> WeightGrid:
+        """A weight grid, its numbers recorded as "name i j"; cells too small for a legible number (a
+        long sentence) keep only their colour, except each row's largest weight."""
+        written = written_cells(weights, cell, causal)
+        numbers = [[self.shown(f"{name} {i} {j}", w, 2, number_size, "text") if written[i][j] else None
+                    for j, w in enumerate(row)] for i, row in enumerate(weights)]
+        return WeightGrid(weights, rows, columns, numbers, cell=cell, word_size=word_size, causal=causal)
 
     def show_title(self):
         title = label(self.say(self.title_key), 26).to_corner(UL, buff=0.3)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from manim import DOWN, RIGHT, UP, Arrow, FadeIn, Indicate, ReplacementTransform, VGroup
 
 from scenes.base import ExplainerScene
-from scenes.mobjects import NodeLayer, WeightGrid, label, written_cells
+from scenes.mobjects import NodeLayer, WeightGrid, label
 from scenes.theme import role_colour
 
 GRID_WIDTH = 12.0  # room for all heads' grids side by side
@@ -27,13 +27,9 @@ class MultiHead(ExplainerScene):
         self.project_into_one()
 
     def grid(self, name: str, weights, cell: float) -> WeightGrid:
-        """A T×T causal weight grid with its numbers, recorded as "name i j" (a long sentence's small
-        cells: only each row's largest)."""
+        """A T×T causal weight grid with its numbers (a long sentence's small cells: only each row's largest)."""
         tokens = self.trace["tokens"]
-        written = written_cells(weights, cell, causal=True)
-        numbers = [[self.shown(f"{name} {i} {j}", w, 2, min(16, 26 * cell), "text") if written[i][j] else None
-                    for j, w in enumerate(row)] for i, row in enumerate(weights)]
-        return WeightGrid(weights, tokens, tokens, numbers, cell=cell, word_size=min(18, 30 * cell), causal=True)
+        return self.weight_grid(name, weights, tokens, tokens, cell, True, min(16, 26 * cell), min(18, 30 * cell))
 
     def cell_size(self, grids: int) -> float:
         return min(0.75, (GRID_WIDTH / grids - 1.2) / len(self.trace["tokens"]), GRID_HEIGHT / len(self.trace["tokens"]))

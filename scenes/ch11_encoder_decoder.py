@@ -8,7 +8,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, GrowFromCenter,
                    SurroundingRectangle, VGroup)
 
 from scenes.base import ExplainerScene
-from scenes.mobjects import WeightGrid, label, row_peaks, written_cells
+from scenes.mobjects import WeightGrid, label, row_peaks
 from scenes.theme import role_colour
 
 BLOCK = {"width": 3.6, "height": 0.7}
@@ -76,12 +76,7 @@ class EncoderDecoder(ExplainerScene):
                       FadeIn(Arrow(self.decoder[2].get_top(), after.get_bottom(), buff=0.08, color=role_colour("output"))))
 
     def grid(self, name: str, weights, rows: list[str], columns: list[str], causal: bool, cell: float) -> WeightGrid:
-        """A weight grid, numbers recorded as "name i j". Cells too small for a legible number (a
-        long sentence) keep only their colour, except each row's largest weight."""
-        written = written_cells(weights, cell, causal)
-        numbers = [[self.shown(f"{name} {i} {j}", w, 2, 15, "text") if written[i][j] else None
-                    for j, w in enumerate(row)] for i, row in enumerate(weights)]
-        return WeightGrid(weights, rows, columns, numbers, cell=cell, word_size=18, causal=causal)
+        return self.weight_grid(name, weights, rows, columns, cell, causal, 15, 18)
 
     def encode_the_source(self):
         self.clear_stage()
