@@ -219,13 +219,7 @@ def test_chapter_11_shows_the_translators_real_weights(scene_trace, default_trac
     ("the dog likes to", "ch11.encode_default", "猫喜欢抓老鼠"),
 ])
 def test_chapter_11_says_which_chinese_sentence_it_translates(sentence, line, source, tmp_path, monkeypatch):
-    from model.trace import build_trace
-    from model.trace_schema import save_trace
-
-    path = tmp_path / "trace.json"
-    save_trace(build_trace(sentence, "en"), path)
-    monkeypatch.setenv("ATTENTION_TRACE", str(path))
-    monkeypatch.setenv("ATTENTION_LANG", "en")
+    traced(sentence, tmp_path, monkeypatch, "en")
     spoken = run(EncoderDecoder).spoken
     assert [said for said in spoken if source in said] == [STRINGS["en"][line].format(source=source)]
 
@@ -233,13 +227,9 @@ def test_chapter_11_says_which_chinese_sentence_it_translates(sentence, line, so
 @pytest.mark.parametrize("reference, line", [(None, "ch11.exact"), ("the cat likes to catch mice", "ch11.exact"),
                                              ("the fox likes to catch chickens", "ch11.exact_missed")])
 def test_chapter_11_says_when_it_got_the_sentence_wrong(default_trace, reference, line, tmp_path, monkeypatch):
-    from model.trace_schema import content_hash, save_trace
-
     trace = copy.deepcopy(default_trace)
     trace["encoder_decoder"]["reference_tokens"] = reference and reference.split()
-    trace["hash"] = content_hash(trace)
-    save_trace(trace, tmp_path / "trace.json")
-    monkeypatch.setenv("ATTENTION_TRACE", str(tmp_path / "trace.json"))
+    for_the_scenes(trace, tmp_path, monkeypatch)
     said = STRINGS["zh"][line].format(share=f"{trace['encoder_decoder']['exact_match']:.0%}")
     assert run(EncoderDecoder).spoken[-1] == said
 
@@ -253,16 +243,23 @@ def test_the_formulas_parts_are_found_by_their_glyphs():
     assert glyphs(text, FORMULA, "K^T")[0] is text[FORMULA.replace(" ", "").index("K^T")]
 
 
-def traced(sentence: str, tmp_path, monkeypatch) -> dict:
+def for_the_scenes(trace: dict, tmp_path, monkeypatch, lang: str | None = None) -> dict:
+    """``trace`` saved where the scenes will read it, its hash renewed (a test may have edited it)."""
+    from model.trace_schema import content_hash, save_trace
+
+    trace["hash"] = content_hash(trace)
+    save_trace(trace, tmp_path / "trace.json")
+    monkeypatch.setenv("ATTENTION_TRACE", str(tmp_path / "trace.json"))
+    if lang:
+        monkeypatch.setenv("ATTENTION_LANG", lang)
+    return trace
+
+
+def traced(sentence: str, tmp_path, monkeypatch, lang: str = "zh") -> dict:
     """The Trace of ``sentence``, saved where the scenes will read it."""
     from model.trace import build_trace
-    from model.trace_schema import save_trace
 
-    trace = build_trace(sentence, "zh")
-    path = tmp_path / "trace.json"
-    save_trace(trace, path)
-    monkeypatch.setenv("ATTENTION_TRACE", str(path))
-    return trace
+    return for_the_scenes(build_trace(sentence, lang), tmp_path, monkeypatch, lang)
 
 
 @pytest.fixture
@@ -304,15 +301,7 @@ def test_the_query_word_is_a_class_attribute(scene_trace, default_trace):
 
 @pytest.fixture
 def english_sentence(tmp_path, monkeypatch):
-    from model.trace import build_trace
-    from model.trace_schema import save_trace
-
-    path = tmp_path / "trace.json"
-    trace = build_trace("the cat likes to catch mice", "en")
-    save_trace(trace, path)
-    monkeypatch.setenv("ATTENTION_TRACE", str(path))
-    monkeypatch.setenv("ATTENTION_LANG", "en")
-    return trace
+    return traced("the cat likes to catch mice", tmp_path, monkeypatch, "en")
 
 
 # Chapter 11 shows the translator's Chinese source sentence: Chinese there is the data, not the language.
@@ -355,15 +344,10 @@ def test_chapter_3_in_english_says_the_rnn_falls(english_sentence):
 
 def test_chapter_3_does_not_say_the_rnn_falls_where_its_accuracy_was_measured_flat(default_trace, tmp_path,
                                                                                    monkeypatch):
-    from model.trace_schema import content_hash, save_trace
-
     trace = copy.deepcopy(default_trace)
     for row in trace["accuracy_by_distance"]:  # an RNN that, like an untrained one, is as good far as near
         row["rnn"] = 0.16
-    trace["hash"] = content_hash(trace)
-    save_trace(trace, tmp_path / "trace.json")
-    monkeypatch.setenv("ATTENTION_TRACE", str(tmp_path / "trace.json"))
-    monkeypatch.setenv("ATTENTION_LANG", "zh")
+    for_the_scenes(trace, tmp_path, monkeypatch, "zh")
     spoken = run(RNNDilution).spoken
     flat, falls = STRINGS["zh"]["ch03.accuracy_flat"].split("（")[0], STRINGS["zh"]["ch03.accuracy"].split("（")[0]
     assert any(line.startswith(flat) for line in spoken) and not any(line.startswith(falls) for line in spoken)
@@ -421,13 +405,9 @@ def test_chapter_5_draws_a_long_sentences_middle_words_as_one_slot_with_their_we
 
 
 def test_chapter_5_fits_long_words_under_their_copies(long_sentence, tmp_path, monkeypatch):
-    from model.trace_schema import content_hash, save_trace
-
     trace = copy.deepcopy(long_sentence)  # a user's corpus may have words far wider than a copy
     trace["tokens"] = ["extraordinarily" if len(word) == 2 else word for word in trace["tokens"]]
-    trace["hash"] = content_hash(trace)
-    save_trace(trace, tmp_path / "long-words.json")
-    monkeypatch.setenv("ATTENTION_TRACE", str(tmp_path / "long-words.json"))
+    for_the_scenes(trace, tmp_path, monkeypatch)
     scene = run(MultiCopyInference)
     assert any(c.word.text == "extraordinarily" for c in scene.copies)
     assert side_by_side([*scene.copies, *scene.gaps])
