@@ -142,19 +142,20 @@ class Training(ExplainerScene):
         """Distance between neighbouring score bars: narrower for a long sentence."""
         return min(SCORE_BAR["step"], SCORES_WIDTH / (self.training["query_index"] + 1))
 
-    def score_axis(self, scale: float, below: float) -> tuple[float, float]:
-        """The bars' zero line and the height of a score of ``scale``, leaving ``below`` under the
-        lowest bar for the words: as drawn for scores that are mostly positive, raised and squeezed
-        when large negative scores would push the words off screen."""
+    def score_axis(self, scale: float, below: float) -> tuple[float, float, float]:
+        """The bars' zero line, the height of a score of ``scale``, and the lowest y a bar reaches,
+        leaving ``below`` under it for the words: as drawn for scores that are mostly positive, raised
+        and squeezed when large negative scores would push the words off screen."""
         scores = [s / scale for row in self.training["history"] for s in row["query_scores"]]
         high, low = max(0.0, *scores), -min(0.0, *scores)
         bottom, top = SCORES_SPAN
         height = min(SCORE_BAR["height"], (top - bottom - below - 0.4) / (high + low))
-        return max(SCORE_BAR["base"], bottom + below + low * height), height
+        zero = max(SCORE_BAR["base"], bottom + below + low * height)
+        return zero, height, zero - low * height
 
     def score_bars(self, entry: dict, scale: float) -> VGroup:
         bars, step = VGroup(), self.score_step()
-        base, height = self.axis
+        base, height, _ = self.axis
         for j, score in enumerate(entry["query_scores"]):
             role = "key" if j == self.training["key_index"] else "muted"
             block = bar(abs(score) / scale, height, min(SCORE_BAR["width"], 0.6 * step), role)
@@ -173,10 +174,9 @@ class Training(ExplainerScene):
         words = VGroup(*column_labels(self.trace["tokens"][: t["query_index"] + 1], 22, spacing))
         self.axis = self.score_axis(scale, WORDS_GAP + max(w.height for w in words) + 0.1)
         bars = self.score_bars(shown_rows[0], scale)
-        zero, height = self.axis
-        lowest = min(0.0, *(s for row in history for s in row["query_scores"])) / scale * height
+        zero, _, floor = self.axis
         for word, block in zip(words, bars):
-            word.move_to([block.get_x(), zero + lowest - WORDS_GAP - word.height / 2, 0])
+            word.move_to([block.get_x(), floor - WORDS_GAP - word.height / 2, 0])
         base = Line([-len(bars) * spacing / 2, zero, 0], [len(bars) * spacing / 2, zero, 0]).set_stroke(role_colour("muted"), 2)
         asker = VGroup(label(self.trace["tokens"][t["query_index"]], 24, "query"), label("Query · Key", 18, "muted"))
         asker.arrange(RIGHT, buff=0.3).move_to([0, 2.6, 0])
