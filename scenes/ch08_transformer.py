@@ -8,26 +8,26 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, ArcBetweenPoints, Circle, Creat
 
 from scenes.base import ExplainerScene
 from scenes.layout import drawn_slots
-from scenes.mobjects import NumberGrid, Plot, accuracy_curve, column_labels, label, row_peaks
+from scenes.mobjects import NumberGrid, Plot, accuracy_curve, column_labels, drawn_characters, label, row_peaks
 from scenes.theme import role_colour
 
 ROWS = {"rnn": 1.4, "attention": -1.5}  # heights of the two models' rows of word nodes
 COUNT_X = 5.6
 WORDS_WIDTH = 9.6  # room for a row of word nodes, left of the counts
 CHART = {"left": -4.2, "right": 3.2, "bottom": -2.6, "top": 1.9}
-FORMULA = "Attention(Q, K, V) = softmax(Q K^T / √d_k) V"
+FORMULA = "Attention(Q, K, V) = softmax(QK^T / √d_k) V"
 MAX_WIDTH = 13.0  # matrices wider than this are scaled down to fit
 WORDS_SHOWN = 9  # rows (and columns) per word a matrix writes out; a long sentence's middle ones share a "︙"
 
 
 def glyphs(text, formula: str, part: str, occurrence: int = 0):
-    """The glyphs of ``part`` (its ``occurrence``-th appearance) in a Text of ``formula``; Text
-    keeps one glyph per character that is not a space."""
+    """The glyphs of ``part`` (its ``occurrence``-th appearance) in a label of ``formula``, which
+    keeps one glyph per character it draws."""
     start = -1
     for _ in range(occurrence + 1):
         start = formula.index(part, start + 1)
-    first = len(formula[:start].replace(" ", ""))
-    return text[first: first + len(part.replace(" ", ""))]
+    first = len(drawn_characters(formula[:start]).replace(" ", ""))
+    return text[first: first + len(drawn_characters(part).replace(" ", ""))]
 
 
 class TransformerContributions(ExplainerScene):
@@ -176,7 +176,7 @@ class TransformerContributions(ExplainerScene):
         overhang = weights.get_right()[0] - MAX_WIDTH / 2  # three digits are wider than the scores' two
         if overhang > 0:
             weights.shift(overhang * LEFT)
-        name = label("softmax(Q K^T / √d_k)", 16, "highlight").next_to(weights, UP, buff=0.15)
+        name = label("softmax(QK^T / √d_k)", 16, "highlight").next_to(weights, UP, buff=0.15)
         with self.narration("ch08.softmax"):
             self.play(Indicate(self.part("softmax"), color=role_colour("highlight")),
                       ReplacementTransform(self.scores, weights), FadeIn(name), run_time=1.5)

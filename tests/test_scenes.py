@@ -234,13 +234,23 @@ def test_chapter_11_says_when_it_got_the_sentence_wrong(default_trace, reference
     assert run(EncoderDecoder).spoken[-1] == said
 
 
-def test_the_formulas_parts_are_found_by_their_glyphs():
-    from scenes.mobjects import label
+def test_the_formula_typesets_its_notation_and_finds_its_parts_by_their_glyphs():
+    from scenes.mobjects import drawn_characters, label
 
     text = label(FORMULA, 30)
+    assert len(text) == len(drawn_characters(FORMULA).replace(" ", ""))  # no glyph for the _ and ^
     assert len(glyphs(text, FORMULA, "softmax")) == len("softmax")
-    assert glyphs(text, FORMULA, "V", 1)[0] is text[len(FORMULA.replace(" ", "")) - 1]
-    assert glyphs(text, FORMULA, "K^T")[0] is text[FORMULA.replace(" ", "").index("K^T")]
+    assert glyphs(text, FORMULA, "V", 1)[0] is text[-1]
+    k, t = glyphs(text, FORMULA, "K^T")
+    assert t.height < k.height and t.get_bottom()[1] > k.get_bottom()[1] + 0.05  # a superscript T
+    d, sub_k = glyphs(text, FORMULA, "d_k")
+    assert sub_k.get_bottom()[1] < d.get_bottom()[1] - 0.02  # a subscript k
+
+
+def test_a_label_with_notation_still_draws_markup_characters_as_written():
+    from scenes.mobjects import label
+
+    assert len(label("a<b & d_k", 20)) == len("a<b&dk")
 
 
 def for_the_scenes(trace: dict, tmp_path, monkeypatch, lang: str | None = None) -> dict:

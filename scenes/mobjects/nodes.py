@@ -13,17 +13,36 @@ Example::
 from __future__ import annotations
 
 from collections.abc import Sequence
+from xml.sax.saxutils import escape
 
 import numpy as np
-from manim import (DOWN, LEFT, PI, RIGHT, UP, AnimationGroup, Circle, Create, FadeIn, LaggedStart, Line, Rectangle,
-                   ShowPassingFlash, Text, VGroup)
+from manim import (DOWN, LEFT, PI, RIGHT, UP, AnimationGroup, Circle, Create, FadeIn, LaggedStart, Line, MarkupText,
+                   Rectangle, ShowPassingFlash, Text, VGroup)
 
 from scenes.theme import font_for, role_colour, value_colour
 
 
-def label(text: str, size: float = 22, role: str = "text") -> Text:
-    """Text in the theme's font, checked for missing glyphs, in the colour of a role."""
-    return Text(text, font=font_for(text), font_size=size, color=role_colour(role))
+NOTATION = {"d_k": "d<sub>k</sub>", "K^T": "K<sup>T</sup>"}  # written plainly in strings, typeset on screen
+
+
+def label(text: str, size: float = 22, role: str = "text") -> Text | MarkupText:
+    """Text in the theme's font, checked for missing glyphs, in the colour of a role; the notation
+    d_k and K^T is typeset with a subscript k and a superscript T."""
+    font, colour = font_for(text), role_colour(role)
+    if not any(plain in text for plain in NOTATION):
+        return Text(text, font=font, font_size=size, color=colour)
+    markup = escape(text)
+    for plain, typeset in NOTATION.items():
+        markup = markup.replace(plain, typeset)
+    return MarkupText(markup, font=font, font_size=size, color=colour)
+
+
+def drawn_characters(text: str) -> str:
+    """The characters a label of ``text`` draws, one glyph each (spaces aside): its notation's
+    markers (the _ of d_k, the ^ of K^T) draw nothing."""
+    for plain in NOTATION:
+        text = text.replace(plain, plain.replace("_", "").replace("^", ""))
+    return text
 
 
 def number(value: float, digits: int = 2, size: float = 18, role: str = "text", grouped: bool = False) -> Text:
