@@ -88,6 +88,16 @@ class Vocab:
             word = word[:40] + "…"
         examples = ", ".join(self.words[:12])
         return SentenceError(
-            f"unknown word {shown(word)} in the sentence: use words the models know "
-            f"({examples}, …) or pass --corpus FILE with sentences that use it"
+            f"unknown word {shown(word)} in the sentence: {self._other_language(sentence)}use words the models "
+            f"know ({examples}, …) or pass --corpus FILE with sentences that use it"
         )
+
+    def _other_language(self, sentence: str) -> str:
+        """A hint when the whole sentence is written in the other language's script."""
+        chinese = any("\u4e00" <= ch <= "\u9fff" for ch in sentence)
+        latin = any(ch.isascii() and ch.isalpha() for ch in sentence)
+        if self.lang == "zh" and latin and not chinese:
+            return "for an English sentence add --lang en; otherwise "
+        if self.lang == "en" and chinese and not latin:
+            return "for a Chinese sentence leave out --lang en; otherwise "
+        return ""

@@ -28,6 +28,7 @@ BAD_SENTENCES = [
     ("狮子喜欢抓老鼠", "unknown word"),
     ("猫喜欢抓老虎", "unknown word"),
     ("猫 likes 抓老鼠", "unknown word"),
+    ("the cat likes to catch mice", "for an English sentence add --lang en"),
     ("猫喜欢抓🐭", "unknown word"),
     ("😀😀", "unknown word"),
     ("猫\u200b喜欢抓老鼠", r"\u200b"),  # zero-width space, shown escaped
@@ -39,7 +40,7 @@ BAD_SENTENCES = [
     ("القط يحب الفئران", "unknown word"),  # right-to-left text
     ("猫\x00喜欢抓老鼠", r"\x00"),  # NUL (only possible in-process or from a file)
     ("猫" * 10_000, "at most 24"),  # a 10,000-character line of one known word
-    ("x" * 10_000, "unknown word"),  # a 10,000-character unknown word (shortened in the message)
+    ("x" * 10_000, "unknown word \"xxxx"),  # a 10,000-character unknown word (shortened in the message)
     (ZH * 7, "at most 24"),  # 28 words: longer than the model's context
     ("猫", "one word"),
     ("猫。", "one word"),
@@ -50,6 +51,7 @@ BAD_ENGLISH = [
     ("", "empty"),
     ("THE", "one word"),
     ("the cat likes to catch mice's", "unknown word"),
+    ("猫喜欢抓老鼠", "for a Chinese sentence leave out --lang en"),
 ]
 
 
@@ -65,7 +67,10 @@ def one_line_error(code: int, err: str, fragment: str) -> None:
                          ids=[f"zh-{i}" for i in range(len(BAD_SENTENCES))] + [f"en-{i}" for i in range(len(BAD_ENGLISH))])
 def test_a_bad_sentence_gets_one_line_exit_2_and_nothing_written(tmp_path, capsys, lang, sentence, fragment):
     code = cli.main(["trace", "--sentence", sentence, "--lang", lang, "--out", str(tmp_path / "trace.json")])
-    one_line_error(code, capsys.readouterr().err, fragment)
+    err = capsys.readouterr().err
+    one_line_error(code, err, fragment)
+    if any("\u4e00" <= ch <= "\u9fff" for ch in sentence) == (lang == "zh"):
+        assert "--lang en" not in err  # no language hint for a sentence in the language asked for
     assert list(tmp_path.iterdir()) == []
     assert len(capsys.readouterr().err) < 600  # a 10,000-character sentence is not echoed back
 
