@@ -63,7 +63,8 @@ def say(message: str) -> None:
 
 def parser() -> argparse.ArgumentParser:
     p = Parser(prog="render.sh", description="Render the attention explainer. Other commands: "
-               "./render.sh list | trace | train | test (each with --help).")
+               "./render.sh slides (these flags, and a slide deck), list (the chapters), trace and train (see their --help), "
+               "setup (install only), test (pytest; arguments go to it).")
     p.add_argument("--sentence", help="the sentence; its last word is the one predicted (default: 猫喜欢抓老鼠)")
     p.add_argument("--corpus", help="your own corpus: one sentence per line, words separated by spaces")
     p.add_argument("--lang", default="zh", help="zh (default) or en")
