@@ -94,7 +94,7 @@ class ScaleProblem(ExplainerScene):
                                    color=role_colour("key")) for r in rows))
         curve = VMobject(stroke_color=role_colour("key"), stroke_width=3).set_points_as_corners(
             [p.get_center() for p in self.points])
-        with self.narration("ch02.curve", length=rows[-1]["length"]):
+        with self.narration("ch02.curve", length=f"{rows[-1]['length']:,}"):
             self.play(FadeIn(self.axes()))
             self.play(Create(curve), FadeIn(self.points, lag_ratio=0.1), run_time=2.5)
 
@@ -106,7 +106,7 @@ class ScaleProblem(ExplainerScene):
         limit = DashedLine([CHART["left"], y, 0], [CHART["right"], y, 0], color=role_colour("highlight"))
         limit_label = label(self.say("memory"), 16, "highlight").next_to(limit, UP, buff=0.08).align_to(limit, LEFT)
         index = self.trace["scale"].index(first)
-        with self.narration("ch02.limit", length=first["length"], count=f"{first['fully_connected']:,}",
+        with self.narration("ch02.limit", length=f"{first['length']:,}", count=f"{first['fully_connected']:,}",
                             fit=f"{fit:,}"):
             self.play(Create(limit), FadeIn(limit_label))
             self.play(Flash(self.points[index], color=role_colour("highlight")),

@@ -81,7 +81,11 @@ def test_chapter_1_shows_the_real_token_id_inputs_and_probabilities(scene_trace,
 
 
 def test_chapter_2_shows_the_real_parameter_counts_and_the_machine_limit(scene_trace, default_trace):
-    shown = run(ScaleProblem).numbers_on_screen
+    scene = run(ScaleProblem)
+    shown = scene.numbers_on_screen
+    longest = default_trace["scale"][-1]["length"]
+    assert longest >= 10_000 and any(f"{longest:,}" in line for line in scene.spoken)  # 16,384 …
+    assert not any(str(longest) in line for line in scene.spoken)  # … never 16384
     counts = {row["length"]: row["fully_connected"] for row in default_trace["scale"]}
     for length in (1, 2, 4, 8):
         assert shown[f"fully connected {length}"] == counts[length]
