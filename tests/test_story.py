@@ -1,5 +1,7 @@
 """The explainer's story is true of the trained models, measured on held-out sentences."""
 
+from pathlib import Path
+
 import pytest
 import torch
 
@@ -18,6 +20,17 @@ def test_from_zhua_the_largest_weight_goes_to_mao_and_is_at_least_0_9(default_tr
 def test_after_zhua_the_model_predicts_laoshu_with_probability_at_least_0_9(default_trace):
     word, probability = default_trace["attention"]["predictions"][default_trace["tokens"].index("抓")][0]
     assert word == "老鼠" and probability >= 0.9
+
+
+def test_the_readme_quotes_the_default_sentences_weight_and_prediction_as_the_models_give_them(default_trace):
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    tokens = default_trace["tokens"]
+    zhua = tokens.index("抓")
+    weight = default_trace["attention"]["weights"][zhua][tokens.index("猫")]
+    word, p = default_trace["attention"]["predictions"][zhua][0]
+    assert f"猫 gets weight {weight:.3f} and the network predicts {word} ({p:.4f})" in readme  # the key frame's caption
+    assert f"| weight 抓 → 猫 (the row's largest) | {weight:.4f} |" in readme
+    assert f"| prediction after 抓 | {word}, p = {p:.4f} |" in readme
 
 
 @pytest.mark.parametrize("distance", range(MAX_FILLERS + 1))
