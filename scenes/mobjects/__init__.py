@@ -8,5 +8,5 @@ from scenes.mobjects.nodes import (Connections, NodeLayer, TokenRow, bar, chart_
                                    prediction_rows)
 
 __all__ = ["Connections", "HeatGrid", "NetworkCopy", "NodeLayer", "NumberGrid", "Plot", "TokenRow", "WeightGrid", "accuracy_curve",
-           "add_groups", "bar", "brackets", "chart_axes", "drawn_characters", "column_labels", "fitted", "label", "legend", "multiply_pairs", "number",
+           "add_groups", "bar", "brackets", "chart_axes", "column_labels", "drawn_characters", "fitted", "label", "legend", "multiply_pairs", "number",
            "prediction_rows", "row_peaks", "scale_group", "written_cells"]
