@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, Indicate, SurroundingRectangle, VGroup, Write
+from manim import DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, SurroundingRectangle, VGroup, Write
 
 from scenes.base import ExplainerScene
-from scenes.mobjects import Connections, NodeLayer, label, prediction_rows
+from scenes.mobjects import Connections, NodeLayer, emphasise, label, prediction_rows
 from scenes.theme import role_colour
 
 TOP = 5  # predictions drawn as bars
@@ -41,8 +41,8 @@ class NetworkBasics(ExplainerScene):
         with self.narration("ch01.core"):
             self.play(FadeIn(self.token, shift=0.3 * RIGHT))
         with self.narration("ch01.id", word=word, id=token_id):
-            self.play(FadeIn(Arrow(self.token.get_right(), self.id_box.get_left(), buff=0.15)),
-                      FadeIn(self.id_box))
+            self.play(FadeIn(Arrow(self.token.get_right(), self.id_box.get_left(), buff=0.15,
+                                   color=role_colour("text"))), FadeIn(self.id_box))
 
     def look_up_inputs(self):
         self.inputs = NodeLayer(self.data("inputs"), "input", radius=0.17, spacing=0.6, direction=DOWN,
@@ -51,7 +51,8 @@ class NetworkBasics(ExplainerScene):
             self.numbers_on_screen[f"input {i}"] = value
         title = self.word("input", 18, "input").next_to(self.inputs, UP, buff=0.2)
         with self.narration("ch01.embed"):
-            self.play(FadeIn(Arrow(self.id_box.get_right(), self.inputs.get_left() + LEFT * 0.5, buff=0.1)),
+            self.play(FadeIn(Arrow(self.id_box.get_right(), self.inputs.get_left() + LEFT * 0.5, buff=0.1,
+                                   color=role_colour("text"))),
                       self.inputs.create(), FadeIn(title))
 
     def flow_to_hidden(self):
@@ -81,4 +82,4 @@ class NetworkBasics(ExplainerScene):
         word = self.data("predictions")[0][0]
         with self.narration("ch01.text", word=word):
             self.play(Write(SurroundingRectangle(winner, color=role_colour("highlight"), buff=0.1)))
-            self.play(Indicate(winner[0], scale_factor=1.4, color=role_colour("highlight")))
+            self.play(emphasise(winner[0], scale_factor=1.4, role="highlight"))

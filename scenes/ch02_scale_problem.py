@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import math
 
-from manim import (DOWN, LEFT, RIGHT, UP, Create, DashedLine, Dot, FadeIn, Flash, Indicate, Line, Square,
+from manim import (DOWN, LEFT, RIGHT, UP, Create, DashedLine, Dot, FadeIn, Flash, Line, Square,
                    Transform, VGroup, VMobject, Write)
 
 from scenes.base import ExplainerScene
-from scenes.mobjects import chart_axes, label
+from scenes.mobjects import chart_axes, emphasise, label
 from scenes.theme import role_colour
 
 GROWING = (1, 2, 4, 8)  # input lengths drawn as a square of connections
@@ -44,10 +44,10 @@ class ScaleProblem(ExplainerScene):
         square = Square(side, stroke_color=role_colour("muted"), fill_color=role_colour("key"), fill_opacity=0.35)
         cells = VGroup(*(Line(square.get_corner(UP + LEFT) + RIGHT * SQUARE_UNIT * i,
                               square.get_corner(DOWN + LEFT) + RIGHT * SQUARE_UNIT * i, stroke_width=1,
-                              stroke_opacity=0.4) for i in range(1, length)),
+                              stroke_color=role_colour("text"), stroke_opacity=0.4) for i in range(1, length)),
                        *(Line(square.get_corner(UP + LEFT) + DOWN * SQUARE_UNIT * i,
                               square.get_corner(UP + RIGHT) + DOWN * SQUARE_UNIT * i, stroke_width=1,
-                              stroke_opacity=0.4) for i in range(1, length)))
+                              stroke_color=role_colour("text"), stroke_opacity=0.4) for i in range(1, length)))
         inputs = VGroup(*(Dot(square.get_corner(UP + LEFT) + DOWN * SQUARE_UNIT * (i + 0.5) + LEFT * 0.2,
                               radius=0.08, color=role_colour("input")) for i in range(length)))
         group = VGroup(square, cells, inputs)
@@ -72,7 +72,7 @@ class ScaleProblem(ExplainerScene):
             with self.narration("ch02.grow", length=length, count=f"{self.row(length)['fully_connected']:,}"):
                 self.play(Transform(self.square, bigger), Transform(self.count, count), run_time=1.5)
         with self.narration("ch02.square"):
-            self.play(Indicate(self.square[0], scale_factor=1.05))
+            self.play(emphasise(self.square[0], scale_factor=1.05))
 
     def position(self, length: int, count: float):
         """Chart coordinates: length on a log₂ axis, parameters on a log₁₀ axis."""

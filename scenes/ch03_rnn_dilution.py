@@ -4,12 +4,12 @@ the subject's share of the fixed-size state shrinks; accuracy against distance."
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, RIGHT, UP, Arrow, Create, CurvedArrow, FadeIn, FadeOut, Indicate, Rectangle, Transform,
+from manim import (DOWN, RIGHT, UP, Arrow, Create, CurvedArrow, FadeIn, FadeOut, Rectangle, Transform,
                    VGroup)
 
 from scenes.base import ExplainerScene
 from scenes.layout import drawn_slots
-from scenes.mobjects import NodeLayer, Plot, accuracy_curve, fitted, label
+from scenes.mobjects import NodeLayer, Plot, accuracy_curve, emphasise, fitted, label
 from scenes.theme import role_colour
 
 WORD_IN = np.array([-5.6, -0.2, 0])  # where each word going in ends: the arrow into the state starts here
@@ -136,4 +136,4 @@ class RNNDilution(ExplainerScene):
             self.play(FadeIn(self.axes()))
             self.play(Create(transformer[0]), FadeIn(transformer[1:]), Create(rnn[0]), FadeIn(rnn[1:]), run_time=2.5)
         with self.narration("ch03.next"):
-            self.play(Indicate(rnn[2]), Indicate(transformer[2]))
+            self.play(emphasise(rnn[2]), emphasise(transformer[2]))

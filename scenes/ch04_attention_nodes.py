@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Indicate, VGroup, Write
+from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, VGroup, Write
 
 from scenes.base import ExplainerScene
-from scenes.mobjects import Connections, NodeLayer, label, multiply_pairs, prediction_rows, scale_group
+from scenes.mobjects import Connections, NodeLayer, emphasise, label, multiply_pairs, prediction_rows, scale_group
 
 ROW = dict(radius=0.2, spacing=0.55, direction=RIGHT, show_values=True, value_size=13)
 
@@ -49,7 +49,7 @@ class AttentionNodes(ExplainerScene):
                       *(FadeIn(group.nodes) for group in self.groups.values()))
         with self.narration("ch04.roles"):
             for role in ("query", "key", "value"):
-                self.play(Write(self.group_titles[role]), Indicate(self.groups[role].nodes), run_time=1.2)
+                self.play(Write(self.group_titles[role]), emphasise(self.groups[role].nodes), run_time=1.2)
 
     def flow_into_groups(self):
         with self.narration("ch04.flow"):
@@ -71,7 +71,7 @@ class AttentionNodes(ExplainerScene):
         with self.narration("ch04.multiply"):
             self.play(multiply_pairs(self.groups["query"], self.groups["key"], self.products, self.score_group))
         with self.narration("ch04.sum", score=f"{score:.2f}"):
-            self.play(Indicate(self.score))
+            self.play(emphasise(self.score))
 
     def weigh_values(self):
         weight = self.data("weights")[self.word_index]

@@ -3,11 +3,12 @@ Query against every copy's Key; weighted values added; the prediction; the first
 
 from __future__ import annotations
 
-from manim import RIGHT, UP, UR, Arrow, FadeIn, FadeOut, Indicate, Line, ReplacementTransform, VGroup, Write
+from manim import RIGHT, UP, UR, Arrow, FadeIn, FadeOut, Line, ReplacementTransform, VGroup, Write
 
 from scenes.base import ExplainerScene
 from scenes.layout import drawn_slots
-from scenes.mobjects import NetworkCopy, NodeLayer, add_groups, bar, fitted, label, legend, row_peaks, scale_group
+from scenes.mobjects import (NetworkCopy, NodeLayer, add_groups, bar, emphasise, fitted, label, legend, row_peaks,
+                             scale_group)
 from scenes.theme import role_colour
 
 COPIES_WIDTH = 12.6  # horizontal room for all copies
@@ -89,9 +90,9 @@ class MultiCopyInference(ExplainerScene):
             self.shown(f"score {j}", self.trace["attention"]["scores"][q][j], size=18, role="highlight")
             .next_to(copy.value_nodes, UP, buff=0.35) for j, copy in self.copy_of.items()))
         with self.narration("ch05.query", query=self.trace["tokens"][q]):
-            self.play(Indicate(source.nodes, color=role_colour("query")))
+            self.play(emphasise(source.nodes, role="query"))
             self.play(Write(links), run_time=1.5)
-            self.play(*(Indicate(copy.key_nodes.nodes, color=role_colour("key")) for copy in self.copies),
+            self.play(*(emphasise(copy.key_nodes.nodes, role="key") for copy in self.copies),
                       FadeIn(self.scores, shift=0.2 * UP))
         self.play(links.animate.set_opacity(0.0))
         self.remove(links)
@@ -144,4 +145,4 @@ class MultiCopyInference(ExplainerScene):
         with self.narration(line, key=tokens[key], query=tokens[self.query], back=back, weight=f"{row[key]:.2f}"):
             self.play(FadeOut(self.result), run_time=0.8)
             self.play(self.camera.frame.animate.set(height=target.height * 1.5).move_to(target), run_time=2)
-            self.play(Indicate(self.weights[place], scale_factor=1.3), Indicate(self.copies[place].word))
+            self.play(emphasise(self.weights[place], scale_factor=1.3), emphasise(self.copies[place].word))

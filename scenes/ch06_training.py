@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import math
 
-from manim import (DOWN, DR, LEFT, RIGHT, UP, UR, Arrow, Create, FadeIn, FadeOut, Indicate, Line, Rectangle, Transform,
+from manim import (DOWN, DR, LEFT, RIGHT, UP, UR, Arrow, Create, FadeIn, FadeOut, Line, Rectangle, Transform,
                    VGroup)
 
 from scenes.base import ExplainerScene
 from scenes.layout import drawn_slots
-from scenes.mobjects import (Connections, HeatGrid, NodeLayer, Plot, TokenRow, bar, column_labels, fitted, label,
-                             prediction_rows)
+from scenes.mobjects import (Connections, HeatGrid, NodeLayer, Plot, TokenRow, bar, column_labels, emphasise, fitted,
+                             label, prediction_rows)
 from scenes.theme import role_colour
 
 LOSS_BOX = {"left": -5.6, "right": -1.0, "bottom": -2.4, "top": 2.0}
@@ -83,7 +83,7 @@ class Training(ExplainerScene):
         p = self.shown("target p 0", first["target_probability"], 3, 20, "highlight")
         self.gap = VGroup(label("P =", 18, "highlight"), p).arrange(RIGHT, buff=0.1).next_to(self.target, DOWN, buff=0.3)
         with self.narration("ch06.compare", target=self.names()["target"], p=f"{first['target_probability']:.3f}"):
-            self.play(FadeIn(self.gap), Indicate(self.target))
+            self.play(FadeIn(self.gap), emphasise(self.target))
 
     def send_back(self):
         back = [Connections(b, a) for a, b in zip(self.layers, self.layers[1:])]
@@ -198,7 +198,7 @@ class Training(ExplainerScene):
         others = [s for j, s in enumerate(last) if j != key]
         if others:
             with self.narration("ch06.others", other=f"{max(others):.2f}"):
-                self.play(*(Indicate(finals[j]) for j in range(len(last)) if j != key))
+                self.play(*(emphasise(finals[j]) for j in range(len(last)) if j != key))
 
     def average_updates(self):
         """Each copy's update to the shared connections, in a column per copy (a long sentence's middle
@@ -227,10 +227,10 @@ class Training(ExplainerScene):
             self.play(FadeIn(rows), *(FadeIn(column[:2], shift=0.2 * DOWN) for column in columns[:-1]))
             self.play(*(FadeIn(column[2], shift=0.2 * DOWN) for column in drawn))
         with self.narration("ch06.first", first=self.trace["tokens"][0]):
-            self.play(Indicate(columns[0]))
+            self.play(emphasise(columns[0]))
         movers = [VGroup(*(column[r + 1][0].copy() for column in drawn)) for r in range(2)]
         with self.narration("ch06.average"):
-            self.play(FadeIn(equals), *(grid.animate.move_to(columns[-1][r + 1][0]).set_opacity(0.3)
+            self.play(FadeIn(equals), *(grid.animate.move_to(columns[-1][r + 1][0]).see_through(0.3)
                                         for r, group in enumerate(movers) for grid in group), run_time=1.5)
             self.play(FadeIn(columns[-1]), *(FadeOut(group) for group in movers))
         self.remove(*movers)

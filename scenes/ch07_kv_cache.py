@@ -3,12 +3,12 @@ the network again; with the cache its Key and value are stored and only the new 
 
 from __future__ import annotations
 
-from manim import (DOWN, RIGHT, UP, UR, Create, DashedVMobject, FadeIn, FadeOut, Indicate, Line, RoundedRectangle,
+from manim import (DOWN, RIGHT, UP, UR, Create, DashedVMobject, FadeIn, FadeOut, Line, RoundedRectangle,
                    SurroundingRectangle, VGroup)
 
 from scenes.base import ExplainerScene
 from scenes.layout import drawn_slots
-from scenes.mobjects import fitted, label, legend
+from scenes.mobjects import emphasise, fitted, label, legend
 from scenes.theme import role_colour
 
 PANELS = {"no_cache": -3.55, "with_cache": 3.55}  # panel centres
@@ -106,7 +106,7 @@ class KVCache(ExplainerScene):
                 if place in skipped:
                     self.play(FadeIn(skipped[place]), run_time=0.5)
                 self.play(FadeIn(row, shift=0.1 * DOWN), run_time=0.5)
-                self.play(*(Indicate(copy[1], scale_factor=1.3) for copy in row[0]), run_time=0.6)
+                self.play(*(emphasise(copy[1], scale_factor=1.3) for copy in row[0]), run_time=0.6)
 
     def total(self, cached: bool) -> VGroup:
         count = self.kv["projections_with_cache" if cached else "projections_without_cache"]
@@ -122,7 +122,7 @@ class KVCache(ExplainerScene):
         with self.narration("ch07.total", words=len(self.trace["tokens"]), without=without,
                             repeated=without - with_cache):
             self.play(Create(rule.set_stroke(role_colour("muted"), 1)), FadeIn(total))
-            self.play(*(Indicate(copy[1], color=role_colour("highlight"))
+            self.play(*(emphasise(copy[1], role="highlight")
                         for row in self.plain for copy in row[0][:-1]))
 
     def cache_keys_and_values(self):
@@ -134,7 +134,7 @@ class KVCache(ExplainerScene):
                 if place in skipped:
                     self.play(FadeIn(skipped[place]), run_time=0.5)
                 self.play(FadeIn(row, shift=0.1 * DOWN), run_time=0.5)
-                self.play(Indicate(row[0][-1][1], scale_factor=1.3), run_time=0.5)
+                self.play(emphasise(row[0][-1][1], scale_factor=1.3), run_time=0.5)
             self.play(FadeIn(total))
 
     def query_meets_stored_keys(self):
@@ -144,7 +144,7 @@ class KVCache(ExplainerScene):
                                    color=role_colour("query")) for copy in newest[:-1]))
         with self.narration("ch07.query"):
             self.play(Create(self.links), run_time=1.5)
-            self.play(*(Indicate(copy[1]) for copy in newest[:-1]))
+            self.play(*(emphasise(copy[1]) for copy in newest[:-1]))
 
     def same_result(self):
         difference = self.kv["max_abs_diff"]

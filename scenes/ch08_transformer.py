@@ -3,12 +3,12 @@ dilution; then Attention(Q, K, V) = softmax(QKᵀ/√d_k)V built from the senten
 
 from __future__ import annotations
 
-from manim import (DOWN, LEFT, RIGHT, UP, Arrow, ArcBetweenPoints, Circle, Create, FadeIn, FadeOut, Indicate,
-                   ReplacementTransform, SurroundingRectangle, VGroup)
+from manim import (DOWN, LEFT, RIGHT, UP, Arrow, ArcBetweenPoints, Circle, Create, FadeIn, FadeOut, ReplacementTransform, SurroundingRectangle, VGroup)
 
 from scenes.base import ExplainerScene
 from scenes.layout import drawn_slots
-from scenes.mobjects import NumberGrid, Plot, accuracy_curve, column_labels, drawn_characters, label, row_peaks
+from scenes.mobjects import (NumberGrid, Plot, accuracy_curve, column_labels, drawn_characters, emphasise, label,
+                             row_peaks)
 from scenes.theme import role_colour
 
 ROWS = {"rnn": 1.4, "attention": -1.5}  # heights of the two models' rows of word nodes
@@ -90,8 +90,8 @@ class TransformerContributions(ExplainerScene):
         with self.narration("ch08.direct", rnn=steps["rnn_path"], attention=steps["attention_path"]):
             self.play(ReplacementTransform(self.heading, heading), FadeOut(self.counts), FadeOut(self.together))
             self.play(*(arrow.animate.set_color(role_colour("highlight")) for arrow in self.chain),
-                      Indicate(self.rnn[0][0]), Indicate(self.rnn[-1][0]), run_time=1.2)
-            self.play(Create(link), Indicate(first), Indicate(last), run_time=1.2)
+                      emphasise(self.rnn[0][0]), emphasise(self.rnn[-1][0]), run_time=1.2)
+            self.play(Create(link), emphasise(first), emphasise(last), run_time=1.2)
             self.play(FadeIn(paths))
 
     def recall_no_dilution(self):
@@ -164,9 +164,9 @@ class TransformerContributions(ExplainerScene):
         names = VGroup(label("Q", 20, "query").next_to(q, UP, buff=0.15), label("K^T", 20, "key").next_to(k, UP, buff=0.15))
         equals = label("=", 28).move_to(self.scores.get_left() + LEFT * 0.4)
         with self.narration("ch08.scores"):
-            self.play(Indicate(self.part("Q", 1), color=role_colour("query")), FadeIn(q), FadeIn(names[0]))
-            self.play(Indicate(self.part("K^T"), color=role_colour("key")), FadeIn(k), FadeIn(names[1]))
-            self.play(Indicate(self.part("/ √d_k")), FadeIn(divide))
+            self.play(emphasise(self.part("Q", 1), role="query"), FadeIn(q), FadeIn(names[0]))
+            self.play(emphasise(self.part("K^T"), role="key"), FadeIn(k), FadeIn(names[1]))
+            self.play(emphasise(self.part("/ √d_k")), FadeIn(divide))
             self.play(FadeIn(equals), FadeIn(self.scores))
         self.score_parts = VGroup(q, k, divide, names, equals)
 
@@ -178,7 +178,7 @@ class TransformerContributions(ExplainerScene):
             weights.shift(overhang * LEFT)
         name = label("softmax(QK^T / √d_k)", 16, "highlight").next_to(weights, UP, buff=0.15)
         with self.narration("ch08.softmax"):
-            self.play(Indicate(self.part("softmax"), color=role_colour("highlight")),
+            self.play(emphasise(self.part("softmax"), role="highlight"),
                       ReplacementTransform(self.scores, weights), FadeIn(name), run_time=1.5)
         self.weights = VGroup(weights, name)
 
@@ -191,6 +191,6 @@ class TransformerContributions(ExplainerScene):
         name = label("V", 20, "value").next_to(values, UP, buff=0.15)
         with self.narration("ch08.values"):
             self.play(FadeOut(self.score_parts), self.weights.animate.move_to(target))
-            self.play(Indicate(self.part("V", 1), color=role_colour("value")), FadeIn(values), FadeIn(name))
+            self.play(emphasise(self.part("V", 1), role="value"), FadeIn(values), FadeIn(name))
             self.play(FadeIn(label("=", 28).move_to(mixed.get_left() + LEFT * 0.4)), FadeIn(mixed, shift=0.2 * LEFT))
             self.play(Create(SurroundingRectangle(self.formula, color=role_colour("output"), buff=0.12)))

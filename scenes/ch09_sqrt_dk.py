@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import math
 
-from manim import DOWN, RIGHT, UP, Create, DashedLine, Dot, FadeIn, Indicate, Line, Transform, VGroup
+from manim import DOWN, RIGHT, UP, Create, DashedLine, Dot, FadeIn, Line, Transform, VGroup
 
 from scenes.base import ExplainerScene
-from scenes.mobjects import Plot, bar, chart_axes, label
+from scenes.mobjects import Plot, bar, chart_axes, emphasise, label
 from scenes.theme import role_colour
 
 CHART = {"left": -4.5, "right": 3.5, "bottom": -2.5, "top": 2.2}
@@ -128,4 +128,4 @@ class SqrtDk(ExplainerScene):
             self.play(FadeIn(table[0]), Create(rule))
             for line in table[1:]:
                 self.play(FadeIn(line, shift=0.1 * DOWN), run_time=0.5)
-            self.play(Indicate(table[-1][3]), Indicate(table[-1][4]))
+            self.play(emphasise(table[-1][3]), emphasise(table[-1][4]))

@@ -4,10 +4,10 @@ projected into one group."""
 
 from __future__ import annotations
 
-from manim import DOWN, RIGHT, UP, Arrow, FadeIn, Indicate, ReplacementTransform, VGroup
+from manim import DOWN, RIGHT, UP, Arrow, FadeIn, ReplacementTransform, VGroup
 
 from scenes.base import ExplainerScene
-from scenes.mobjects import NodeLayer, WeightGrid, label
+from scenes.mobjects import NodeLayer, WeightGrid, emphasise, label
 from scenes.theme import role_colour
 
 GRID_WIDTH = 12.0  # room for all heads' grids side by side
@@ -103,4 +103,4 @@ class MultiHead(ExplainerScene):
         with self.narration("ch10.project"):
             self.play(FadeIn(arrow), FadeIn(name))
             self.play(FadeIn(combined, shift=0.3 * DOWN))
-            self.play(Indicate(combined.nodes, color=role_colour("value")))
+            self.play(emphasise(combined.nodes, role="value"))

@@ -4,11 +4,11 @@ cross-attention from each English word onto the Chinese words."""
 
 from __future__ import annotations
 
-from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, GrowFromCenter, Indicate, RoundedRectangle,
+from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, GrowFromCenter, RoundedRectangle,
                    SurroundingRectangle, VGroup)
 
 from scenes.base import ExplainerScene
-from scenes.mobjects import WeightGrid, label, row_peaks
+from scenes.mobjects import WeightGrid, emphasise, label, row_peaks
 from scenes.theme import role_colour
 
 BLOCK = {"width": 3.6, "height": 0.7}
@@ -71,7 +71,7 @@ class EncoderDecoder(ExplainerScene):
                                                     color=role_colour("muted"))))
             for part in self.decoder[1]:
                 self.play(GrowFromCenter(part), run_time=0.6)
-            self.play(Create(feed), Indicate(self.decoder[1][1]), FadeIn(self.decoder[3]))
+            self.play(Create(feed), emphasise(self.decoder[1][1]), FadeIn(self.decoder[3]))
             self.play(FadeIn(after, shift=0.2 * UP),
                       FadeIn(Arrow(self.decoder[2].get_top(), after.get_bottom(), buff=0.08, color=role_colour("output"))))
 
@@ -122,8 +122,8 @@ class EncoderDecoder(ExplainerScene):
         word, source = self.pair["target_tokens"][-1], self.pair["source_tokens"][peak]
         line = "ch11.focus" if peak == 0 else "ch11.focus_other"
         with self.narration(line, word=word, source=source, weight=f"{row[peak]:.3f}"):
-            self.play(Indicate(self.cross.row_labels[-1]), Indicate(self.cross.column_labels[peak]),
-                      Indicate(self.cross.cell(len(self.pair["target_tokens"]) - 1, peak)))
+            self.play(emphasise(self.cross.row_labels[-1]), emphasise(self.cross.column_labels[peak]),
+                      emphasise(self.cross.cell(len(self.pair["target_tokens"]) - 1, peak)))
 
     def count_exact_translations(self):
         share = self.pair["exact_match"]

@@ -26,6 +26,7 @@ class Theme:
     value: str
     output: str
     highlight: str
+    emphasis: str  # a brief "look here" flash (Indicate)
     negative: str  # colour of a value far below zero
     neutral: str  # colour of zero
     positive: str  # colour of a value far above zero
@@ -35,7 +36,7 @@ class Theme:
 DARK = Theme(
     background="#0f1117", text="#ECEFF4", muted="#5B6275",
     input="#A3BE8C", query="#F2A65A", key="#5FB3F0", value="#C792EA", output="#E5C07B",
-    highlight="#FF6B6B", negative="#3B82F6", neutral="#2A2F3A", positive="#F59E0B",
+    highlight="#FF6B6B", emphasis="#F7D96F", negative="#3B82F6", neutral="#2A2F3A", positive="#F59E0B",
     font="Noto Sans CJK SC",
 )
 
@@ -43,7 +44,7 @@ DARK = Theme(
 LIGHT = Theme(
     background="#FBFAF7", text="#1F2430", muted="#8A909C",
     input="#4C8A2E", query="#C8610A", key="#1C6FB8", value="#8B3DB8", output="#9A6A00",
-    highlight="#D0343A", negative="#2563EB", neutral="#E6E4DE", positive="#E08A00",
+    highlight="#D0343A", emphasis="#B7791F", negative="#2563EB", neutral="#E6E4DE", positive="#E08A00",
     font="Noto Sans CJK SC",
 )
 

@@ -2,9 +2,10 @@
 
 import copy
 import math
+from dataclasses import fields
 
 import pytest
-from manim import RIGHT, tempconfig
+from manim import RIGHT, Indicate, ManimColor, VMobject, tempconfig
 
 from scenes.ch01_network_basics import NetworkBasics
 from scenes.ch02_scale_problem import ScaleProblem
@@ -19,7 +20,7 @@ from scenes.ch10_multi_head import MultiHead
 from scenes.ch11_encoder_decoder import EncoderDecoder
 from scenes.mobjects import Connections, NetworkCopy, NodeLayer, TokenRow
 from scenes.strings import STRINGS
-from scenes.theme import FontError, font_for, value_colour
+from scenes.theme import FontError, Theme, font_for, theme, value_colour
 
 
 def test_a_node_layer_exposes_its_nodes_and_values():
@@ -303,8 +304,25 @@ def test_every_chapter_constructs_for_another_corpus_sentence(other_sentence):
 @pytest.mark.parametrize("chapter", [NetworkBasics, ScaleProblem, RNNDilution, AttentionNodes, MultiCopyInference,
                                      Training, KVCache, TransformerContributions, SqrtDk, MultiHead,
                                      EncoderDecoder])
-def test_a_full_run_narrates_as_many_lines_as_the_progress_total_says(scene_trace, chapter):
-    assert len(run(chapter).spoken) == chapter.narration_lines
+def test_a_full_run_narrates_as_many_lines_as_the_progress_total_says_and_draws_in_the_themes_colours(
+        scene_trace, chapter):
+    drawn, flashes = {}, []
+
+    def play(self, *animations, **kwargs):
+        flashes.extend(animation.color for animation in animations if isinstance(animation, Indicate))
+        chapter.play(self, *animations, **kwargs)
+        drawn.update((id(part), part) for mobject in self.mobjects for part in mobject.get_family())
+
+    assert len(run(chapter, play=play).spoken) == chapter.narration_lines
+    colours = {str(ManimColor(getattr(theme(), f.name))) for f in fields(Theme) if f.name != "font"}
+    assert {str(colour) for colour in flashes} <= colours  # never Manim's own pure yellow
+    # Manim's default white is no theme's colour (on the light theme it all but vanishes); a line's
+    # fill covers no area, a closed shape's does
+    white = ManimColor("#FFFFFF")
+    unthemed = {type(m).__name__ for m in drawn.values() if isinstance(m, VMobject) and m.has_points() and max(m.width, m.height) > 0 and (
+        (m.get_stroke_width() > 0.01 and m.get_stroke_opacity() > 0 and m.get_stroke_color() == white)
+        or (m.is_closed() and m.get_fill_opacity() > 0 and m.get_fill_color() == white))}
+    assert not unthemed
 
 
 def test_the_query_word_is_a_class_attribute(scene_trace, default_trace):

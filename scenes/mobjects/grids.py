@@ -61,6 +61,15 @@ class HeatGrid(VGroup):
         self.frame.stretch_to_fit_width(self.width).stretch_to_fit_height(self.height).move_to(self)
         self.add(self.frame)
 
+    def see_through(self, opacity: float) -> HeatGrid:
+        """The squares and the frame's outline at ``opacity``; unlike ``set_opacity`` this leaves the
+        frame unfilled instead of laying a veil over the squares."""
+        for square in self.submobjects:
+            if square is not self.frame:
+                square.set_fill(opacity=opacity)
+        self.frame.set_stroke(opacity=opacity)
+        return self
+
 
 
 class WeightGrid(VGroup):

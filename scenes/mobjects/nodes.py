@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from xml.sax.saxutils import escape
 
 import numpy as np
-from manim import (DOWN, LEFT, PI, RIGHT, UP, AnimationGroup, Circle, Create, FadeIn, LaggedStart, Line, MarkupText,
-                   Rectangle, ShowPassingFlash, Text, VGroup)
+from manim import (DOWN, LEFT, PI, RIGHT, UP, AnimationGroup, Circle, Create, FadeIn, Indicate, LaggedStart, Line,
+                   MarkupText, Mobject, Rectangle, ShowPassingFlash, Text, VGroup)
 
 from scenes.theme import font_for, role_colour, value_colour
 
@@ -43,6 +43,12 @@ def drawn_characters(text: str) -> str:
     for plain in NOTATION:
         text = text.replace(plain, plain.replace("_", "").replace("^", ""))
     return text
+
+
+def emphasise(mobject: Mobject, role: str = "emphasis", **kwargs) -> Indicate:
+    """A brief "look here": ``mobject`` grows a little and flashes in a colour of the theme (Manim's
+    own pure yellow would vanish on the light background)."""
+    return Indicate(mobject, color=role_colour(role), **kwargs)
 
 
 def number(value: float, digits: int = 2, size: float = 18, role: str = "text", grouped: bool = False) -> Text:
