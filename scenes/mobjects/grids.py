@@ -71,7 +71,6 @@ class HeatGrid(VGroup):
         return self
 
 
-
 class WeightGrid(VGroup):
     """Attention weights as a grid: a row per querying word, a column per word looked at, each cell
     as bright as its weight, with its number written in where ``numbers`` (made by the caller, row
