@@ -3,7 +3,8 @@ dilution; then Attention(Q, K, V) = softmax(QKᵀ/√d_k)V built from the senten
 
 from __future__ import annotations
 
-from manim import (DOWN, LEFT, RIGHT, UP, Arrow, ArcBetweenPoints, Circle, Create, FadeIn, FadeOut, ReplacementTransform, SurroundingRectangle, VGroup)
+from manim import (DOWN, LEFT, RIGHT, UP, Arrow, ArcBetweenPoints, Circle, Create, FadeIn, FadeOut, ReplacementTransform,
+                   SurroundingRectangle, VGroup)
 
 from scenes.base import ExplainerScene
 from scenes.layout import drawn_slots
