@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from manim import (DOWN, LEFT, RIGHT, UP, Create, DashedLine, Dot, FadeIn, Flash, Line, Square,
+from manim import (DOWN, LEFT, RIGHT, UP, Create, DashedLine, Dot, FadeIn, FadeTransform, Flash, Line, Square,
                    Transform, VGroup, VMobject, Write)
 
 from scenes.base import ExplainerScene
@@ -42,13 +42,16 @@ class ScaleProblem(ExplainerScene):
         """Input words down the left, as many hidden nodes along the top, a cell per pair of words."""
         side = SQUARE_UNIT * length
         square = Square(side, stroke_color=role_colour("muted"), fill_color=role_colour("key"), fill_opacity=0.35)
-        cells = VGroup(*(Line(square.get_corner(UP + LEFT) + RIGHT * SQUARE_UNIT * i,
-                              square.get_corner(DOWN + LEFT) + RIGHT * SQUARE_UNIT * i, stroke_width=1,
-                              stroke_color=role_colour("text"), stroke_opacity=0.4) for i in range(1, length)),
-                       *(Line(square.get_corner(UP + LEFT) + DOWN * SQUARE_UNIT * i,
-                              square.get_corner(UP + RIGHT) + DOWN * SQUARE_UNIT * i, stroke_width=1,
-                              stroke_color=role_colour("text"), stroke_opacity=0.4) for i in range(1, length)))
-        inputs = VGroup(*(Dot(square.get_corner(UP + LEFT) + DOWN * SQUARE_UNIT * (i + 0.5) + LEFT * 0.2,
+        corner = square.get_corner(UP + LEFT)
+        # line 0 lies unseen on the square's edge, so that a bigger square's new lines grow out of the
+        # square (a square of one word has no other line to grow from)
+        cells = VGroup(*(Line(corner + RIGHT * SQUARE_UNIT * i, corner + RIGHT * SQUARE_UNIT * i + DOWN * side)
+                         for i in range(length)),
+                       *(Line(corner + DOWN * SQUARE_UNIT * i, corner + DOWN * SQUARE_UNIT * i + RIGHT * side)
+                         for i in range(length)))
+        for i, line in enumerate(cells):
+            line.set_stroke(role_colour("text"), 1, opacity=0.4 if i % length else 0)
+        inputs = VGroup(*(Dot(corner + DOWN * SQUARE_UNIT * (i + 0.5) + LEFT * 0.2,
                               radius=0.08, color=role_colour("input")) for i in range(length)))
         group = VGroup(square, cells, inputs)
         return group.move_to([-3.6, -0.3, 0], aligned_edge=DOWN).shift(DOWN * 2.1)
@@ -56,7 +59,7 @@ class ScaleProblem(ExplainerScene):
     def count_label(self, length: int) -> VGroup:
         count = self.shown(f"fully connected {length}", self.row(length)["fully_connected"], 0, 22,
                            "highlight", grouped=True)
-        words = label(f"{length} {self.say('words')}", 20)
+        words = label(f"{length} {self.say('word' if length == 1 else 'words')}", 20)
         return VGroup(words, label(self.say("parameters"), 18), count).arrange(RIGHT, buff=0.2).move_to([-3.6, 2.5, 0])
 
     def show_small_network(self):
@@ -68,9 +71,12 @@ class ScaleProblem(ExplainerScene):
 
     def grow_input(self):
         for length in GROWING[1:]:
-            bigger, count = self.connections(length), self.count_label(length)
+            bigger, count = self.connections(length), self.count_label(length).align_to(self.count, LEFT)
             with self.narration("ch02.grow", length=length, count=f"{self.row(length)['fully_connected']:,}"):
-                self.play(Transform(self.square, bigger), Transform(self.count, count), run_time=1.5)
+                # numbers cross-fade: morphing one digit's outline into another's draws shapes that are neither
+                self.play(Transform(self.square, bigger),
+                          *(FadeTransform(part, new) for part, new in zip(self.count, count)), run_time=1.5)
+            self.count = count
         with self.narration("ch02.square"):
             self.play(emphasise(self.square[0], scale_factor=1.05))
 

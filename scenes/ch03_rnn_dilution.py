@@ -4,7 +4,7 @@ the subject's share of the fixed-size state shrinks; accuracy against distance."
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, RIGHT, UP, Arrow, Create, CurvedArrow, FadeIn, FadeOut, Rectangle, Transform,
+from manim import (DOWN, RIGHT, UP, Arrow, Create, CurvedArrow, FadeIn, FadeOut, FadeTransform, Rectangle, Transform,
                    VGroup)
 
 from scenes.base import ExplainerScene
@@ -64,8 +64,9 @@ class RNNDilution(ExplainerScene):
 
     def step_to(self, t: int):
         """The next word goes in with the fed-back state; the state's nodes take their new values."""
-        self.play(Transform(self.word_in, self.word_going_in(t)),
-                  Transform(self.hidden, self.state(t)), run_time=1.0)
+        word = self.word_going_in(t)
+        self.play(FadeTransform(self.word_in, word), Transform(self.hidden, self.state(t)), run_time=1.0)
+        self.word_in = word
 
     def followed(self) -> int:
         """The word whose share is followed: the one the last prediction needs most (the subject, as

@@ -3,7 +3,7 @@ Query against every copy's Key; weighted values added; the prediction; the first
 
 from __future__ import annotations
 
-from manim import RIGHT, UP, UR, Arrow, FadeIn, FadeOut, Line, ReplacementTransform, VGroup, Write
+from manim import RIGHT, UP, UR, Arrow, FadeIn, FadeOut, FadeTransform, Line, VGroup, Write
 
 from scenes.base import ExplainerScene
 from scenes.layout import drawn_slots
@@ -110,7 +110,7 @@ class MultiCopyInference(ExplainerScene):
         shared_bars = VGroup(*(bar(total, BAR_HEIGHT, width=0.35).next_to(text, UP, buff=0.1)
                                for total, text in zip(sums, shared)))
         with self.narration("ch05.softmax"):
-            self.play(*(ReplacementTransform(s, w) for s, w in zip(self.scores, self.weights)),
+            self.play(*(FadeTransform(s, w) for s, w in zip(self.scores, self.weights)),
                       *(FadeIn(t) for t in shared), run_time=1.5)
             self.play(*(FadeIn(b, shift=0.3 * UP) for b in [*self.bars, *shared_bars]))
 

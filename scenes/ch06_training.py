@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import math
 
-from manim import (DOWN, DR, LEFT, RIGHT, UP, UR, Arrow, Create, FadeIn, FadeOut, Line, Rectangle, Transform,
-                   VGroup)
+from manim import (DOWN, DR, LEFT, RIGHT, UP, UR, Arrow, Create, FadeIn, FadeOut, FadeTransform, Line, Rectangle,
+                   Transform, VGroup)
 
 from scenes.base import ExplainerScene
 from scenes.layout import drawn_slots
@@ -189,9 +189,9 @@ class Training(ExplainerScene):
         with self.narration("ch06.specialise", score=f"{last[key]:.2f}", query=names["query"], key=names["key"]):
             self.play(FadeIn(asker), FadeIn(base), FadeIn(words), FadeIn(bars), FadeIn(step))
             for row in shown_rows[1:]:
-                self.play(Transform(bars, self.score_bars(row, scale)),
-                          Transform(step, label(self.say("steps_done", step=row["step"]), 18, "muted").move_to(step)),
-                          run_time=0.45)
+                done = label(self.say("steps_done", step=row["step"]), 18, "muted").move_to(step, aligned_edge=RIGHT)
+                self.play(Transform(bars, self.score_bars(row, scale)), FadeTransform(step, done), run_time=0.45)
+                step = done
             for number, block, s in zip(finals, bars, last):
                 number.next_to(block, UP if s >= 0 else DOWN, buff=0.1)
             self.play(FadeIn(finals))

@@ -3,7 +3,7 @@ dilution; then Attention(Q, K, V) = softmax(QKᵀ/√d_k)V built from the senten
 
 from __future__ import annotations
 
-from manim import (DOWN, LEFT, RIGHT, UP, Arrow, ArcBetweenPoints, Circle, Create, FadeIn, FadeOut, ReplacementTransform,
+from manim import (DOWN, LEFT, RIGHT, UP, Arrow, ArcBetweenPoints, Circle, Create, FadeIn, FadeOut, FadeTransform,
                    SurroundingRectangle, VGroup)
 
 from scenes.base import ExplainerScene
@@ -89,7 +89,7 @@ class TransformerContributions(ExplainerScene):
                        self.count("attention path", steps["attention_path"], ROWS["attention"], "query"))
         heading = self.word("path", 16, "muted").move_to(self.heading)
         with self.narration("ch08.direct", rnn=steps["rnn_path"], attention=steps["attention_path"]):
-            self.play(ReplacementTransform(self.heading, heading), FadeOut(self.counts), FadeOut(self.together))
+            self.play(FadeTransform(self.heading, heading), FadeOut(self.counts), FadeOut(self.together))
             self.play(*(arrow.animate.set_color(role_colour("highlight")) for arrow in self.chain),
                       emphasise(self.rnn[0][0]), emphasise(self.rnn[-1][0]), run_time=1.2)
             self.play(Create(link), emphasise(first), emphasise(last), run_time=1.2)
@@ -180,7 +180,7 @@ class TransformerContributions(ExplainerScene):
         name = label("softmax(QK^T / √d_k)", 16, "highlight").next_to(weights, UP, buff=0.15)
         with self.narration("ch08.softmax"):
             self.play(emphasise(self.part("softmax"), role="highlight"),
-                      ReplacementTransform(self.scores, weights), FadeIn(name), run_time=1.5)
+                      FadeTransform(self.scores, weights), FadeIn(name), run_time=1.5)
         self.weights = VGroup(weights, name)
 
     def weigh_the_values(self):

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import math
 
-from manim import DOWN, RIGHT, UP, Create, DashedLine, Dot, FadeIn, Line, Transform, VGroup
+from manim import (DOWN, RIGHT, UP, Create, DashedLine, Dot, FadeIn, FadeTransform, Line, ReplacementTransform, Transform,
+                   VGroup)
 
 from scenes.base import ExplainerScene
 from scenes.mobjects import Plot, bar, chart_axes, emphasise, label
@@ -102,8 +103,12 @@ class SqrtDk(ExplainerScene):
                             scaled=f"{max(last['example_weights_scaled']):.3f}"):
             self.play(FadeIn(names), FadeIn(floor), FadeIn(size), FadeIn(panels))
             for row in self.rows[1:]:
-                self.play(Transform(panels, VGroup(self.panel(row, "unscaled"), self.panel(row, "scaled"))),
-                          Transform(size, label(self.say("d_k_is", d_k=row["d_k"]), 22).move_to(size)), run_time=1.0)
+                shown = label(self.say("d_k_is", d_k=row["d_k"]), 22).move_to(size)
+                changed = VGroup(self.panel(row, "unscaled"), self.panel(row, "scaled"))
+                self.play(*(ReplacementTransform(bars, new_bars) for (bars, _), (new_bars, _) in zip(panels, changed)),
+                          *(FadeTransform(largest, new) for (_, largest), (_, new) in zip(panels, changed)),
+                          FadeTransform(size, shown), run_time=1.0)
+                panels, size = changed, shown
                 self.wait(0.4)
 
     def gradient_vanishes(self):

@@ -4,7 +4,7 @@ projected into one group."""
 
 from __future__ import annotations
 
-from manim import DOWN, RIGHT, UP, Arrow, FadeIn, ReplacementTransform, VGroup
+from manim import DOWN, RIGHT, UP, Arrow, FadeIn, FadeTransform, ReplacementTransform, VGroup
 
 from scenes.base import ExplainerScene
 from scenes.mobjects import NodeLayer, WeightGrid, emphasise, label
@@ -48,8 +48,8 @@ class MultiHead(ExplainerScene):
         names = VGroup(*(label(self.say("head", n=h + 1), 22, "query").next_to(grid, UP, buff=0.2)
                          for h, grid in enumerate(self.grids)))
         with self.narration("ch10.heads", heads=count):
-            self.play(ReplacementTransform(self.single, self.grids[0]), *(FadeIn(g) for g in self.grids[1:]))
-            self.play(FadeIn(names))
+            self.play(FadeTransform(self.single, self.grids[0]))
+            self.play(*(FadeIn(g) for g in self.grids[1:]), FadeIn(names))
 
     def label_behaviours(self):
         heads = self.trace["multi_head"]["heads"]

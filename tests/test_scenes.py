@@ -5,7 +5,8 @@ import math
 from dataclasses import fields
 
 import pytest
-from manim import RIGHT, Indicate, ManimColor, VMobject, tempconfig
+from manim import (RIGHT, Indicate, ManimColor, MarkupText, ReplacementTransform, Text, Transform, TransformFromCopy,
+                   VMobject, tempconfig)
 
 from scenes.ch01_network_basics import NetworkBasics
 from scenes.ch02_scale_problem import ScaleProblem
@@ -301,21 +302,36 @@ def test_every_chapter_constructs_for_another_corpus_sentence(other_sentence):
     assert run(EncoderDecoder).numbers_on_screen["cross 0 0"] == pair["cross_weights"][0][0]
 
 
+def morphed_text(animation) -> tuple[list[str], list[str]] | None:
+    """The texts a Transform bends into other texts, glyph outline into glyph outline (midway the
+    shapes are no character at all), or None."""
+    if type(animation) not in (Transform, ReplacementTransform, TransformFromCopy):  # not FadeIn, Indicate, …
+        return None
+
+    def texts(mobject):
+        return [m.text for m in mobject.get_family() if isinstance(m, (Text, MarkupText))]
+
+    before, after = texts(animation.mobject), texts(animation.target_mobject)
+    return (before, after) if before != after else None
+
+
 @pytest.mark.parametrize("chapter", [NetworkBasics, ScaleProblem, RNNDilution, AttentionNodes, MultiCopyInference,
                                      Training, KVCache, TransformerContributions, SqrtDk, MultiHead,
                                      EncoderDecoder])
 def test_a_full_run_narrates_as_many_lines_as_the_progress_total_says_and_draws_in_the_themes_colours(
         scene_trace, chapter):
-    drawn, flashes = {}, []
+    drawn, flashes, morphs = {}, [], []
 
     def play(self, *animations, **kwargs):
         flashes.extend(animation.color for animation in animations if isinstance(animation, Indicate))
+        morphs.extend(morphed_text(animation) for animation in animations if morphed_text(animation))
         chapter.play(self, *animations, **kwargs)
         drawn.update((id(part), part) for mobject in self.mobjects for part in mobject.get_family())
 
     assert len(run(chapter, play=play).spoken) == chapter.narration_lines
     colours = {str(ManimColor(getattr(theme(), f.name))) for f in fields(Theme) if f.name != "font"}
     assert {str(colour) for colour in flashes} <= colours  # never Manim's own pure yellow
+    assert not morphs  # a label that changes cross-fades
     # Manim's default white is no theme's colour (on the light theme it all but vanishes); a line's
     # fill covers no area, a closed shape's does
     white = ManimColor("#FFFFFF")
@@ -346,6 +362,16 @@ def test_an_english_chapter_puts_no_chinese_on_screen(english_sentence, monkeypa
     monkeypatch.setattr(nodes, "font_for", lambda text: written.append(text) or font_for(text))
     run(chapter)
     assert written and not [t for t in written if any("\u3000" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef" for ch in t)]
+
+
+def test_chapter_2_in_english_counts_one_word_and_more_words(english_sentence, monkeypatch):
+    import scenes.mobjects.nodes as nodes
+
+    written = []
+    monkeypatch.setattr(nodes, "font_for", lambda text: written.append(text) or font_for(text))
+    run(ScaleProblem)
+    assert "1 word" in written and "1 words" not in written
+    assert {"2 words", "4 words", "8 words"} <= set(written)
 
 
 def test_chapter_3_in_english_follows_the_subject_not_the_first_word(english_sentence):
