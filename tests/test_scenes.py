@@ -315,16 +315,38 @@ def morphed_text(animation) -> tuple[list[str], list[str]] | None:
     return (before, after) if before != after else None
 
 
+def grown_from_nothing(animation) -> list[str]:
+    """Parts of a Transform's target whose source part has no points: Manim grows them out of the
+    point (0, 0), so they fly in from the middle of the screen."""
+    if type(animation) not in (Transform, ReplacementTransform, TransformFromCopy):
+        return []
+
+    def drawn(mobject) -> bool:
+        return any(part.has_points() for part in mobject.get_family())
+
+    def walk(source, target, path: str) -> list[str]:
+        found = []
+        for i, (before, after) in enumerate(zip(source.submobjects, target.submobjects)):
+            if drawn(after) and not drawn(before):
+                found.append(f"{path}/{i} {type(after).__name__}")
+            else:
+                found.extend(walk(before, after, f"{path}/{i}"))
+        return found
+
+    return walk(animation.mobject, animation.target_mobject, type(animation.target_mobject).__name__)
+
+
 @pytest.mark.parametrize("chapter", [NetworkBasics, ScaleProblem, RNNDilution, AttentionNodes, MultiCopyInference,
                                      Training, KVCache, TransformerContributions, SqrtDk, MultiHead,
                                      EncoderDecoder])
 def test_a_full_run_narrates_as_many_lines_as_the_progress_total_says_and_draws_in_the_themes_colours(
         scene_trace, chapter):
-    drawn, flashes, morphs = {}, [], []
+    drawn, flashes, morphs, from_nothing = {}, [], [], []
 
     def play(self, *animations, **kwargs):
         flashes.extend(animation.color for animation in animations if isinstance(animation, Indicate))
         morphs.extend(morphed_text(animation) for animation in animations if morphed_text(animation))
+        from_nothing.extend(grown_from_nothing(animation) for animation in animations if grown_from_nothing(animation))
         chapter.play(self, *animations, **kwargs)
         drawn.update((id(part), part) for mobject in self.mobjects for part in mobject.get_family())
 
@@ -332,6 +354,7 @@ def test_a_full_run_narrates_as_many_lines_as_the_progress_total_says_and_draws_
     colours = {str(ManimColor(getattr(theme(), f.name))) for f in fields(Theme) if f.name != "font"}
     assert {str(colour) for colour in flashes} <= colours  # never Manim's own pure yellow
     assert not morphs  # a label that changes cross-fades
+    assert not from_nothing
     # Manim's default white is no theme's colour (on the light theme it all but vanishes); a line's
     # fill covers no area, a closed shape's does
     white = ManimColor("#FFFFFF")
