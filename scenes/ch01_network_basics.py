@@ -5,10 +5,13 @@ from __future__ import annotations
 from manim import DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, SurroundingRectangle, VGroup, Write
 
 from scenes.base import ExplainerScene
-from scenes.mobjects import Connections, NodeLayer, emphasise, label, prediction_rows
+from scenes.mobjects import Connections, NodeLayer, emphasise, fitted, label, prediction_rows
 from scenes.theme import role_colour
 
 TOP = 5  # predictions drawn as bars
+WORD_ROOM = (-6.9, -3.7)  # x from the frame's edge to an arrow's length before the input layer's values
+ARROW_ROOM = 0.7  # word → id → input layer: two arrows of the same length
+INPUTS_AT = [-2.5, -0.2, 0]
 
 
 class NetworkBasics(ExplainerScene):
@@ -33,26 +36,27 @@ class NetworkBasics(ExplainerScene):
     def show_word_as_number(self):
         self.show_title()
         word = self.trace["tokens"][self.index]
-        self.token = label(word, 40).move_to([-6.1, 0, 0])
         token_id = self.trace["attention"]["token_ids"][self.index]
         self.id_box = VGroup(self.shown("token id", token_id, 0, 28, "input"),
-                             self.word("vocabulary_id", 14, "muted"))
-        self.id_box.arrange(DOWN, buff=0.12).move_to([-4.6, 0, 0])
+                             self.word("vocabulary_id", 14, "muted")).arrange(DOWN, buff=0.12)
+        left, right = WORD_ROOM
+        self.token = fitted(label(word, 40), right - left - ARROW_ROOM - self.id_box.width)
+        VGroup(self.token, self.id_box).arrange(RIGHT, buff=ARROW_ROOM).move_to([right, 0, 0], aligned_edge=RIGHT)
         with self.narration("ch01.core"):
             self.play(FadeIn(self.token, shift=0.3 * RIGHT))
         with self.narration("ch01.id", word=word, id=token_id):
-            self.play(FadeIn(Arrow(self.token.get_right(), self.id_box.get_left(), buff=0.15,
+            self.play(FadeIn(Arrow(self.token.get_right(), self.id_box.get_left(), buff=0.1,
                                    color=role_colour("text"))), FadeIn(self.id_box))
 
     def look_up_inputs(self):
         self.inputs = NodeLayer(self.data("inputs"), "input", radius=0.17, spacing=0.6, direction=DOWN,
-                                show_values=True, value_size=13, value_side=LEFT).move_to([-2.5, -0.2, 0])
+                                show_values=True, value_size=13, value_side=LEFT).move_to(INPUTS_AT)
         for i, value in enumerate(self.inputs.values):
             self.numbers_on_screen[f"input {i}"] = value
         title = self.word("input", 18, "input").next_to(self.inputs, UP, buff=0.2)
         with self.narration("ch01.embed"):
-            self.play(FadeIn(Arrow(self.id_box.get_right(), self.inputs.get_left() + LEFT * 0.5, buff=0.1,
-                                   color=role_colour("text"))),
+            towards = [self.inputs.get_left()[0], self.id_box.get_y(), 0]
+            self.play(FadeIn(Arrow(self.id_box.get_right(), towards, buff=0.1, color=role_colour("text"))),
                       self.inputs.create(), FadeIn(title))
 
     def flow_to_hidden(self):
@@ -69,7 +73,7 @@ class NetworkBasics(ExplainerScene):
         numbers = [self.shown(f"p {rank}", p, 3) for rank, (_, p) in enumerate(top)]
         self.bars = prediction_rows(top, numbers, [3.2, 1.6, 0], bar_length=2.4, spacing=0.75)
         title = self.word("output", 16, "output").next_to(self.bars, UP, buff=0.3).align_to(self.bars, LEFT)
-        edges = VGroup(*(Arrow(self.hidden.get_right(), row[0].get_left(), buff=0.15, stroke_width=2,
+        edges = VGroup(*(Arrow(self.hidden.get_right(), row[0].get_left(), buff=0.25, stroke_width=2,
                                color=role_colour("muted"), max_tip_length_to_length_ratio=0.05)
                          for row in self.bars))
         listing = "、".join(f"{w} {p:.2f}" for w, p in top[:3]) if self.lang == "zh" else \

@@ -494,6 +494,20 @@ def test_chapter_5_fits_long_words_under_their_copies(long_sentence, tmp_path, m
     assert side_by_side([*scene.copies, *scene.gaps])
 
 
+@pytest.mark.parametrize("word, lang", [("抓", "zh"), ("catch", "en"), ("extraordinarily", "en")])
+def test_chapter_1_puts_the_word_its_id_and_the_input_layer_side_by_side(default_trace, tmp_path, monkeypatch, word,
+                                                                         lang):
+    trace = copy.deepcopy(default_trace)
+    trace["tokens"][2] = word  # the word chapter 1 follows
+    for_the_scenes(trace, tmp_path, monkeypatch, lang)
+    scene = run(NetworkBasics)
+    assert side_by_side([scene.token, scene.id_box, scene.inputs])
+    assert all(on_screen(m) for m in [scene.token, scene.id_box, scene.inputs])
+    room = scene.inputs.get_left()[0] - scene.token.get_left()[0]
+    assert scene.id_box.get_left()[0] - scene.token.get_right()[0] >= 0.1 * room  # room for the arrows between
+    assert scene.inputs.get_left()[0] - scene.id_box.get_right()[0] >= 0.1 * room
+
+
 def test_chapter_6_keeps_a_long_sentences_words_and_updates_on_screen(long_sentence):
     scene = run(Training)
     shown, training = scene.numbers_on_screen, long_sentence["training"]
