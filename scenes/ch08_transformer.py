@@ -190,8 +190,11 @@ class TransformerContributions(ExplainerScene):
         target = self.weights.copy()
         self.equation(target, values, label("=", 28), mixed)
         name = label("V", 20, "value").next_to(values, UP, buff=0.15)
+        output = FORMULA.split(" =")[0]  # Attention(Q, K, V)
+        result = label(output, 20, "value").next_to(mixed, UP, buff=0.15)
         with self.narration("ch08.values"):
             self.play(FadeOut(self.score_parts), self.weights.animate.move_to(target))
             self.play(emphasise(self.part("V", 1), role="value"), FadeIn(values), FadeIn(name))
-            self.play(FadeIn(label("=", 28).move_to(mixed.get_left() + LEFT * 0.4)), FadeIn(mixed, shift=0.2 * LEFT))
+            self.play(FadeIn(label("=", 28).move_to(mixed.get_left() + LEFT * 0.4)), FadeIn(mixed, shift=0.2 * LEFT),
+                      FadeIn(result, shift=0.2 * LEFT), emphasise(self.part(output), role="value"))
             self.play(Create(SurroundingRectangle(self.formula, color=role_colour("output"), buff=0.12)))
