@@ -16,6 +16,9 @@ from scenes.theme import theme
 # Reading speed used to hold each narration line on screen long enough.
 CHARACTERS_PER_SECOND = {"zh": 5.0, "en": 14.0}
 MIN_LINE_SECONDS = 2.0
+# Every chapter ends on its finished picture: a clip cut into a lecture does not stop mid-movement,
+# and the key frame (taken half a second before the end) shows the whole picture.
+END_HOLD_SECONDS = 1.0
 
 
 class ExplainerScene(MovingCameraScene):
@@ -29,6 +32,10 @@ class ExplainerScene(MovingCameraScene):
         self.camera.background_color = ManimColor(theme().background)
         self.numbers_on_screen: dict[str, float] = {}
         self.spoken: list[str] = []  # the narration so far, line by line
+
+    def tear_down(self):
+        self.wait(END_HOLD_SECONDS)
+        super().tear_down()
 
     def say(self, line: str, **values) -> str:
         return text(self.lang, line, **values)
