@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import math
 
-from manim import (DOWN, RIGHT, UP, Create, DashedLine, Dot, FadeIn, FadeTransform, Line, ReplacementTransform, Transform,
-                   VGroup)
+from manim import (DOWN, RIGHT, UP, Create, DashedLine, Dot, FadeIn, FadeTransform, Line, ReplacementTransform,
+                   Transform, VGroup)
 
 from scenes.base import ExplainerScene
 from scenes.mobjects import Plot, bar, chart_axes, emphasise, label

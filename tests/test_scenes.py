@@ -345,8 +345,8 @@ def test_a_full_run_narrates_as_many_lines_as_the_progress_total_says_and_draws_
 
     def play(self, *animations, **kwargs):
         flashes.extend(animation.color for animation in animations if isinstance(animation, Indicate))
-        morphs.extend(morphed_text(animation) for animation in animations if morphed_text(animation))
-        from_nothing.extend(grown_from_nothing(animation) for animation in animations if grown_from_nothing(animation))
+        morphs.extend(filter(None, map(morphed_text, animations)))
+        from_nothing.extend(filter(None, map(grown_from_nothing, animations)))
         chapter.play(self, *animations, **kwargs)
         drawn.update((id(part), part) for mobject in self.mobjects for part in mobject.get_family())
 
