@@ -253,6 +253,17 @@ def test_the_formula_typesets_its_notation_and_finds_its_parts_by_their_glyphs()
     assert sub_k.get_bottom()[1] < d.get_bottom()[1] - 0.02  # a subscript k
 
 
+def test_column_labels_that_must_shrink_a_little_shrink_alike():
+    from scenes.mobjects import column_labels, label
+
+    words = ["<s>", "the", "cat", "likes", "to", "catch"]
+    cell = label("catch", 20).width / 0.85 * 0.9  # "catch" alone is a little too wide for its column
+    labels = column_labels(words, 20, cell)
+    scales = {round(text.width / label(word, 20).width, 6) for word, text in zip(words, labels)}
+    assert len(scales) == 1 and 0.7 < scales.pop() < 1  # one size for the row, smaller than asked
+    assert all(text.width <= 0.85 * cell + 1e-9 for text in labels)
+
+
 def test_a_label_with_notation_still_draws_markup_characters_as_written():
     from scenes.mobjects import label
 
