@@ -313,10 +313,13 @@ def test_every_chapter_constructs_for_another_corpus_sentence(other_sentence):
     assert run(EncoderDecoder).numbers_on_screen["cross 0 0"] == pair["cross_weights"][0][0]
 
 
+MORPHS = (Transform, ReplacementTransform, TransformFromCopy)  # bend points into points; not FadeIn, Indicate, …
+
+
 def morphed_text(animation) -> tuple[list[str], list[str]] | None:
     """The texts a Transform bends into other texts, glyph outline into glyph outline (midway the
     shapes are no character at all), or None."""
-    if type(animation) not in (Transform, ReplacementTransform, TransformFromCopy):  # not FadeIn, Indicate, …
+    if type(animation) not in MORPHS:
         return None
 
     def texts(mobject):
@@ -329,7 +332,7 @@ def morphed_text(animation) -> tuple[list[str], list[str]] | None:
 def grown_from_nothing(animation) -> list[str]:
     """Parts of a Transform's target whose source part has no points: Manim grows them out of the
     point (0, 0), so they fly in from the middle of the screen."""
-    if type(animation) not in (Transform, ReplacementTransform, TransformFromCopy):
+    if type(animation) not in MORPHS:
         return []
 
     def drawn(mobject) -> bool:
@@ -386,23 +389,25 @@ def english_sentence(tmp_path, monkeypatch):
     return traced("the cat likes to catch mice", tmp_path, monkeypatch, "en")
 
 
+@pytest.fixture
+def written(monkeypatch) -> list[str]:
+    """Every text a label is made of, in order (each label asks the theme for its font)."""
+    import scenes.mobjects.nodes as nodes
+
+    texts = []
+    monkeypatch.setattr(nodes, "font_for", lambda text: texts.append(text) or font_for(text))
+    return texts
+
+
 # Chapter 11 shows the translator's Chinese source sentence: Chinese there is the data, not the language.
 @pytest.mark.parametrize("chapter", [NetworkBasics, ScaleProblem, RNNDilution, AttentionNodes, MultiCopyInference,
                                      Training, KVCache, TransformerContributions, SqrtDk, MultiHead])
-def test_an_english_chapter_puts_no_chinese_on_screen(english_sentence, monkeypatch, chapter):
-    import scenes.mobjects.nodes as nodes
-
-    written = []
-    monkeypatch.setattr(nodes, "font_for", lambda text: written.append(text) or font_for(text))
+def test_an_english_chapter_puts_no_chinese_on_screen(english_sentence, written, chapter):
     run(chapter)
     assert written and not [t for t in written if any("\u3000" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef" for ch in t)]
 
 
-def test_chapter_2_in_english_counts_one_word_and_more_words(english_sentence, monkeypatch):
-    import scenes.mobjects.nodes as nodes
-
-    written = []
-    monkeypatch.setattr(nodes, "font_for", lambda text: written.append(text) or font_for(text))
+def test_chapter_2_in_english_counts_one_word_and_more_words(english_sentence, written):
     run(ScaleProblem)
     assert "1 word" in written and "1 words" not in written
     assert {"2 words", "4 words", "8 words"} <= set(written)
