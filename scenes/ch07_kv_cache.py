@@ -3,12 +3,14 @@ the network again; with the cache its Key and value are stored and only the new 
 
 from __future__ import annotations
 
+from functools import cached_property
+
 from manim import (DOWN, RIGHT, UP, UR, Create, DashedVMobject, FadeIn, FadeOut, Line, RoundedRectangle,
                    SurroundingRectangle, VGroup)
 
 from scenes.base import ExplainerScene
 from scenes.layout import drawn_slots
-from scenes.mobjects import emphasise, fitted, label, legend
+from scenes.mobjects import emphasise, label, legend
 from scenes.theme import role_colour
 
 PANELS = {"no_cache": -3.55, "with_cache": 3.55}  # panel centres
@@ -50,6 +52,15 @@ class KVCache(ExplainerScene):
         T = len(self.trace["tokens"])
         return min(1.0, (TOP - BOTTOM) / min(T, ROWS)), min(1.2, (PANEL_WIDTH - COUNT_WIDTH) / min(T, COLUMNS))
 
+    @cached_property
+    def word_size(self) -> float:
+        """One font size for every word of the chapter: the sentence's widest word fits its column with
+        a gap beside it, so that words of one row neither touch nor differ in size."""
+        _, pitch = self.pitch()
+        size = min(20, 30 * pitch)
+        widest = max(label(word, size).width for word in set(self.trace["tokens"]))
+        return size * min(1.0, 0.85 * pitch / widest)
+
     def row(self, t: int, place: int, cached: bool) -> VGroup:
         """Generation step t, drawn as row ``place``: the words so far, each with its Key/value blocks
         (a long row's middle words as one "⋯"), and the count."""
@@ -65,7 +76,7 @@ class KVCache(ExplainerScene):
                 gaps.add(label("⋯", min(24, 40 * pitch), "muted").move_to([x, y, 0]))
                 continue
             stored = cached and slot < t
-            word = fitted(label(tokens[slot], min(20, 30 * pitch), "muted" if stored else "text"), 0.95 * pitch)
+            word = label(tokens[slot], self.word_size, "muted" if stored else "text")
             blocks = key_value(stored, min(0.3, 0.4 * pitch))
             copies.add(VGroup(word, blocks).arrange(DOWN, buff=0.05).move_to([x, y, 0]))
         counts = self.kv["steps_with_cache" if cached else "steps_without_cache"]

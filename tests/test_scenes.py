@@ -550,6 +550,18 @@ def test_chapter_7_draws_a_long_sentences_rows_with_their_real_counts(long_sente
         assert on_screen(row) and side_by_side([*row[0], *row[2]])
 
 
+def test_chapter_7_writes_the_words_of_a_long_english_sentence_apart_and_alike(tmp_path, monkeypatch):
+    tokens = traced("the fox today daily mornings nightly also always constantly often frequently outside likes "
+                    "to catch chickens", tmp_path, monkeypatch, "en")["tokens"]
+    scene = run(KVCache)
+    _, pitch = scene.pitch()
+    for row in [*scene.plain, *scene.cached]:
+        words = [copy[0] for copy in row[0]]
+        assert len({round(word.font_size, 6) for word in words}) == 1  # "frequently" no smaller than "the"
+        assert all(b.get_left()[0] - a.get_right()[0] > 0.1 * pitch for a, b in zip(words, words[1:]))
+    assert {copy[0].text for row in scene.plain for copy in row[0]} >= {"today", "daily", "frequently", tokens[-1]}
+
+
 def test_chapter_8_writes_a_long_sentences_matrices_with_the_middle_words_elided(long_sentence):
     scene = run(TransformerContributions)
     shown, attention = scene.numbers_on_screen, long_sentence["attention"]
