@@ -71,7 +71,8 @@ class NetworkBasics(ExplainerScene):
     def show_output(self):
         top = self.data("predictions")[:TOP]
         numbers = [self.shown(f"p {rank}", p, 3) for rank, (_, p) in enumerate(top)]
-        self.bars = prediction_rows(top, numbers, [3.2, 1.6, 0], bar_length=2.4, spacing=0.75)
+        self.bars = prediction_rows(top, numbers, [3.2, 1.6, 0], bar_length=2.4, spacing=0.75,
+                                   words_right_of=self.hidden.get_right()[0] + ARROW_ROOM)
         title = self.word("output", 16, "output").next_to(self.bars, UP, buff=0.3).align_to(self.bars, LEFT)
         edges = VGroup(*(Arrow(self.hidden.get_right(), row[0].get_left(), buff=0.25, stroke_width=2,
                                color=role_colour("muted"), max_tip_length_to_length_ratio=0.05)

@@ -112,6 +112,7 @@ class AttentionNodes(ExplainerScene):
     def prediction_bars(self, top, hidden) -> VGroup:
         """The top predictions as bars: word, bar as long as its probability, the probability."""
         numbers = [self.shown(f"p {rank}", p) for rank, (_, p) in enumerate(top)]
-        rows = prediction_rows(top, numbers, [hidden.get_right()[0] + 1.5, 0.7, 0])
+        rows = prediction_rows(top, numbers, [hidden.get_right()[0] + 1.5, 0.7, 0],
+                               words_right_of=hidden.get_right()[0] + 0.3)
         title = self.word("prediction", 18, "output").next_to(rows, UP, buff=0.3).align_to(rows, LEFT)
         return VGroup(title, rows)

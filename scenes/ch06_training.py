@@ -66,7 +66,8 @@ class Training(ExplainerScene):
         self.edges = VGroup(*(Connections(a, b, opacity=0.2) for a, b in zip(self.layers, self.layers[1:])))
         start = self.training["start_predictions"]
         numbers = [self.shown(f"start p {r}", p, 3, 16) for r, (_, p) in enumerate(start)]
-        self.guesses = prediction_rows(start, numbers, [0.2, 1.4, 0], bar_length=1.8, spacing=0.7)
+        self.guesses = prediction_rows(start, numbers, [0.2, 1.4, 0], bar_length=1.8, spacing=0.7,
+                                       words_right_of=self.layers[-1].get_right()[0] + 0.3)
         self.target = VGroup(self.word("target", 18, "highlight"), label(self.names()["target"], 30, "highlight"))
         self.target.arrange(DOWN, buff=0.15).move_to([5.4, 0.6, 0])
         headings = VGroup(self.word("input", 16, "input").next_to(self.words, UP, buff=0.4),

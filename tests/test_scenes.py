@@ -264,6 +264,33 @@ def test_column_labels_that_must_shrink_a_little_shrink_alike():
     assert all(text.width <= 0.85 * cell + 1e-9 for text in labels)
 
 
+@pytest.mark.parametrize("words", [["the", "fox", "mornings", "frequently"], ["狐狸", "也", "在院子里"]])
+def test_column_labels_stood_upright_share_one_size(words):
+    from scenes.mobjects import column_labels, label
+
+    labels = column_labels(words, 22, 0.4, tallest=0.9)
+    assert all(text.height > text.width for text in labels if len(text) > 1)  # upright
+    as_written = [label(word if word.isascii() else "\n".join(word), 22) for word in words]
+    scales = {round(max(text.height, text.width) / max(full.height, full.width), 6)
+              for text, full in zip(labels, as_written)}
+    assert len(scales) == 1  # "frequently" no smaller than "the"
+    assert max(text.height for text in labels) <= 0.9 + 1e-9
+
+
+def test_prediction_words_keep_clear_of_what_stands_left_of_them_and_share_one_size():
+    from scenes.mobjects import label, prediction_rows
+
+    def rows(words, limit):
+        top = [(word, 0.1) for word in words]
+        return [row[0] for row in prediction_rows(top, [label("0.1", 16) for _ in top], [0.2, 1.4, 0],
+                                                  words_right_of=limit)]
+
+    long = rows(["daily", "child", "butterflies"], -1.2)
+    assert len({round(word.font_size, 6) for word in long}) == 1 and long[0].font_size < 22
+    assert min(word.get_left()[0] for word in long) >= -1.2 - 1e-9
+    assert all(round(word.font_size, 6) == 22 for word in rows(["猫", "狗"], -1.2))
+
+
 def test_a_label_with_notation_still_draws_markup_characters_as_written():
     from scenes.mobjects import label
 

@@ -123,14 +123,16 @@ def row_peaks(weights: Sequence[Sequence[float]], causal: bool = False) -> list[
 def column_labels(words: Sequence[str], size: float, cell: float, tallest: float = 1.0) -> list[Text]:
     """Words over columns ``cell`` wide: as they are if they fit, all a little smaller if that is
     enough; otherwise all stood upright (Chinese a character per line, other words turned on their
-    side), at most ``tallest`` high, so that the labels of one grid read alike."""
+    side) and all as much smaller as the tallest needs to stay ``tallest`` high, so that the labels
+    of one grid read alike."""
     room = 0.85 * cell  # a gap between neighbours, so that words do not run together
     flat = [label(w, size) for w in words]
     widest = max(text.width for text in flat)
     if widest * 0.7 <= room:
         return [text.scale(min(1.0, room / widest)) for text in flat]
     upright = [label("\n".join(w), size) if not w.isascii() else text.rotate(PI / 2) for w, text in zip(words, flat)]
-    return [fitted(text.scale_to_fit_height(min(text.height, tallest)), room) for text in upright]
+    scale = min(1.0, tallest / max(text.height for text in upright), room / max(text.width for text in upright))
+    return [text.scale(scale) for text in upright]
 
 
 def fitted(text: Text, width: float) -> Text:

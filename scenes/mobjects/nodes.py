@@ -159,15 +159,22 @@ def bar(value: float, height: float, width: float = 0.3, role: str = "highlight"
                      fill_color=role_colour(role), fill_opacity=0.85)
 
 
+WORD_BUFF = 0.2  # between a prediction's word and its bar
+
+
 def prediction_rows(top: Sequence[tuple[str, float]], numbers: Sequence[Text], top_left,
-                    bar_length: float = 2.0, spacing: float = 0.7) -> VGroup:
+                    bar_length: float = 2.0, spacing: float = 0.7, words_right_of: float = -np.inf) -> VGroup:
     """The top predictions, a row each: the word, a bar as long as its probability (bars start at
-    ``top_left``), then the probability's text (``numbers``, made by the caller, which records it)."""
+    ``top_left``), then the probability's text (``numbers``, made by the caller, which records it).
+    The words share one size, at most 22, at which the widest stays right of x = ``words_right_of``."""
+    words = [label(word, 22) for word, _ in top]
+    room = top_left[0] - WORD_BUFF - words_right_of
+    widest = max(word.width for word in words)
     rows = VGroup()
-    for rank, ((word, p), text) in enumerate(zip(top, numbers)):
-        length = bar(p, bar_length, width=0.28, role="output").rotate(-PI / 2)
+    for rank, (word, text) in enumerate(zip(words, numbers)):
+        length = bar(top[rank][1], bar_length, width=0.28, role="output").rotate(-PI / 2)
         length.move_to(np.array(top_left, dtype=float) + DOWN * spacing * rank, aligned_edge=LEFT)
-        rows.add(VGroup(label(word, 22).next_to(length, LEFT, buff=0.2), length,
+        rows.add(VGroup(word.scale(min(1.0, room / widest)).next_to(length, LEFT, buff=WORD_BUFF), length,
                         text.next_to(length, RIGHT, buff=0.15)))
     return rows
 
