@@ -9,7 +9,7 @@ from manim import (DOWN, RIGHT, UP, Arrow, Create, CurvedArrow, FadeIn, FadeOut,
 
 from scenes.base import ExplainerScene
 from scenes.layout import drawn_slots
-from scenes.mobjects import NodeLayer, Plot, accuracy_curve, emphasise, fitted, label
+from scenes.mobjects import NodeLayer, Plot, accuracy_curve, emphasise, fitted, label, size_to_fit
 from scenes.theme import role_colour
 
 WORD_IN = np.array([-5.6, -0.2, 0])  # where each word going in ends: the arrow into the state starts here
@@ -73,7 +73,7 @@ class RNNDilution(ExplainerScene):
         the trained attention model picks it; in English not "the", the first word)."""
         return self.trace["training"]["key_index"]
 
-    def share_bar(self, t: int, column: int) -> VGroup:
+    def share_bar(self, t: int, column: int, word_size: float) -> VGroup:
         """Step t's state as a bar split by word: the followed word's share highlighted."""
         followed = self.followed()
         shares = self.trace["rnn"]["influence"][t][: t + 1]
@@ -87,7 +87,7 @@ class RNNDilution(ExplainerScene):
             pieces.add(piece.move_to([x, bottom + height / 2, 0]))
             bottom += height
         share = self.shown(f"share {t}", shares[followed], 2, 16, "highlight")
-        word = fitted(label(self.trace["tokens"][t], 18), 0.9 * BAR["step"]).next_to(pieces, DOWN, buff=0.15)
+        word = label(self.trace["tokens"][t], word_size).next_to(pieces, DOWN, buff=0.15)
         return VGroup(pieces, share.next_to(pieces, UP, buff=0.1), word)
 
     def shrink_the_followed_word(self):
@@ -95,6 +95,8 @@ class RNNDilution(ExplainerScene):
         sentence's middle steps pass as one "⋯")."""
         influence, followed = self.trace["rnn"]["influence"], self.followed()
         slots = drawn_slots(len(influence) - followed, [], BARS)
+        words = [self.trace["tokens"][followed + slot] for slot in slots if isinstance(slot, int)]
+        word_size = size_to_fit(words, 18, 0.9 * BAR["step"])
         self.bars, self.skipped = VGroup(), VGroup()
         with self.narration("ch03.shares", word=self.trace["tokens"][followed],
                             start=f"{influence[followed][followed]:.2f}", end=f"{influence[-1][followed]:.2f}"):
@@ -107,7 +109,7 @@ class RNNDilution(ExplainerScene):
                 t = followed + slot
                 if t > 1:
                     self.step_to(t)
-                self.bars.add(self.share_bar(t, column))
+                self.bars.add(self.share_bar(t, column, word_size))
                 self.play(FadeIn(self.bars[-1], shift=0.2 * UP), run_time=0.8)
 
     def plot(self) -> Plot:

@@ -8,7 +8,7 @@ from manim import RIGHT, UP, UR, Arrow, FadeIn, FadeOut, FadeTransform, Line, VG
 from scenes.base import ExplainerScene
 from scenes.layout import drawn_slots
 from scenes.mobjects import (NetworkCopy, NodeLayer, add_groups, bar, emphasise, fitted, label, legend, row_peaks,
-                             scale_group)
+                             scale_group, size_to_fit)
 from scenes.theme import role_colour
 
 COPIES_WIDTH = 12.6  # horizontal room for all copies
@@ -52,13 +52,13 @@ class MultiCopyInference(ExplainerScene):
                   for place, slot in enumerate(slots)}
         self.positions = [slot for slot in slots if isinstance(slot, int)]
         self.gap_words = [slot for slot in slots if isinstance(slot, range)]
+        word_size = size_to_fit([tokens[j] for j in self.positions], 26, 0.9 * width)
         self.copies = VGroup(*(
             NetworkCopy(tokens[j], attention["inputs"][j], attention["queries"][j], attention["keys"][j],
-                        attention["values"][j], radius=0.37 * spacing, spacing=spacing).move_to([places[j], -1.95, 0])
-            for j in self.positions))
-        for copy in self.copies:  # input rows on one line, whatever the words' descenders; long words fit
+                        attention["values"][j], radius=0.37 * spacing, spacing=spacing, word_size=word_size)
+            .move_to([places[j], -1.95, 0]) for j in self.positions))
+        for copy in self.copies:  # input rows on one line, whatever the words' descenders
             copy.set_y(copy.get_y() + self.copies[0].input_nodes.get_y() - copy.input_nodes.get_y())
-            fitted(copy.word, 0.9 * width)
         self.gaps = VGroup(*(self.gap(words, width, self.copies[0]).set_x(places[words.start])
                              for words in self.gap_words))
         self.copy_of = dict(zip(self.positions, self.copies))

@@ -10,7 +10,7 @@ from manim import (DOWN, RIGHT, UP, UR, Create, DashedVMobject, FadeIn, FadeOut,
 
 from scenes.base import ExplainerScene
 from scenes.layout import drawn_slots
-from scenes.mobjects import emphasise, label, legend
+from scenes.mobjects import emphasise, label, legend, size_to_fit
 from scenes.theme import role_colour
 
 PANELS = {"no_cache": -3.55, "with_cache": 3.55}  # panel centres
@@ -57,9 +57,7 @@ class KVCache(ExplainerScene):
         """One font size for every word of the chapter: the sentence's widest word fits its column with
         a gap beside it, so that words of one row neither touch nor differ in size."""
         _, pitch = self.pitch()
-        size = min(20, 30 * pitch)
-        widest = max(label(word, size).width for word in set(self.trace["tokens"]))
-        return size * min(1.0, 0.85 * pitch / widest)
+        return size_to_fit(self.trace["tokens"], min(20, 30 * pitch), 0.85 * pitch)
 
     def row(self, t: int, place: int, cached: bool) -> VGroup:
         """Generation step t, drawn as row ``place``: the words so far, each with its Key/value blocks

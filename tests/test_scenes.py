@@ -577,6 +577,20 @@ def test_chapter_7_draws_a_long_sentences_rows_with_their_real_counts(long_sente
         assert on_screen(row) and side_by_side([*row[0], *row[2]])
 
 
+def test_words_written_side_by_side_share_one_size_though_one_is_long(tmp_path, monkeypatch):
+    tokens = traced("the fox frequently outside secretly quietly really very especially likes to catch chickens",
+                    tmp_path, monkeypatch, "en")["tokens"]
+
+    def one_size(texts) -> bool:
+        return len({round(text.font_size, 6) for text in texts}) == 1
+
+    assert one_size([copy.word for copy in run(MultiCopyInference).copies])  # "frequently" has a copy
+    assert one_size([bar[2] for bar in run(RNNDilution).bars])
+    final = run(Training).mobjects  # the last step: a column per copy, its word over its updates
+    column_words = [m for m in final for m in m.get_family() if isinstance(m, Text) and m.text in {*tokens, "average"}]
+    assert {"frequently", "average"} <= {text.text for text in column_words} and one_size(column_words)
+
+
 def test_chapter_7_writes_the_words_of_a_long_english_sentence_apart_and_alike(tmp_path, monkeypatch):
     tokens = traced("the fox today daily mornings nightly also always constantly often frequently outside likes "
                     "to catch chickens", tmp_path, monkeypatch, "en")["tokens"]

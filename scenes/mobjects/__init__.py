@@ -2,11 +2,11 @@
 
 from scenes.mobjects.charts import Plot, accuracy_curve
 from scenes.mobjects.grids import (HeatGrid, NumberGrid, WeightGrid, brackets, column_labels, fitted, row_peaks,
-                                   written_cells)
+                                   size_to_fit, written_cells)
 from scenes.mobjects.network import NetworkCopy, add_groups, legend, multiply_pairs, scale_group
 from scenes.mobjects.nodes import (Connections, NodeLayer, TokenRow, bar, chart_axes, drawn_characters, emphasise,
                                    label, number, prediction_rows)
 
 __all__ = ["Connections", "HeatGrid", "NetworkCopy", "NodeLayer", "NumberGrid", "Plot", "TokenRow", "WeightGrid", "accuracy_curve",
            "add_groups", "bar", "brackets", "chart_axes", "column_labels", "drawn_characters", "emphasise", "fitted", "label", "legend", "multiply_pairs", "number",
-           "prediction_rows", "row_peaks", "scale_group", "written_cells"]
+           "prediction_rows", "row_peaks", "scale_group", "size_to_fit", "written_cells"]

@@ -135,6 +135,13 @@ def column_labels(words: Sequence[str], size: float, cell: float, tallest: float
     return [text.scale(scale) for text in upright]
 
 
+def size_to_fit(words: Sequence[str], size: float, width: float) -> float:
+    """The font size, at most ``size``, at which the widest of ``words`` is at most ``width`` wide:
+    words written side by side at one size read alike (each shrunk on its own, a long one looks
+    less important than a short one beside it)."""
+    return size * min(1.0, width / max(label(word, size).width for word in words))
+
+
 def fitted(text: Text, width: float) -> Text:
     """``text`` shrunk to ``width`` if it is wider."""
     return text.scale_to_fit_width(width) if text.width > width else text
