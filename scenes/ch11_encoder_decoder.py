@@ -129,9 +129,11 @@ class EncoderDecoder(ExplainerScene):
         share = self.pair["exact_match"]
         self.numbers_on_screen["exact match"] = share
         text = f"{share:.0%}"
-        shown = VGroup(label(text, 40, "output"), self.word("exact_label", 18, "muted")).arrange(DOWN, buff=0.2)
-        shown.next_to(self.cross, RIGHT, buff=1.2)
         reference = self.pair["reference_tokens"]
         missed = reference is not None and reference != self.pair["target_tokens"]
+        shown = VGroup(label(text, 40, "output"), self.word("exact_label", 18, "muted"))
+        if missed:  # said, and written too, for a clip watched without sound or subtitles
+            shown.add(self.word("missed_label", 18, "highlight"))
+        shown.arrange(DOWN, buff=0.2).next_to(self.cross, RIGHT, buff=1.2)
         with self.narration("ch11.exact_missed" if missed else "ch11.exact", share=text):
             self.play(FadeIn(shown, scale=1.3))

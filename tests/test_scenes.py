@@ -232,12 +232,14 @@ def test_chapter_11_says_which_chinese_sentence_it_translates(sentence, line, so
 
 @pytest.mark.parametrize("reference, line", [(None, "ch11.exact"), ("the cat likes to catch mice", "ch11.exact"),
                                              ("the fox likes to catch chickens", "ch11.exact_missed")])
-def test_chapter_11_says_when_it_got_the_sentence_wrong(default_trace, reference, line, tmp_path, monkeypatch):
+def test_chapter_11_says_and_writes_when_it_got_the_sentence_wrong(default_trace, reference, line, written, tmp_path,
+                                                                  monkeypatch):
     trace = copy.deepcopy(default_trace)
     trace["encoder_decoder"]["reference_tokens"] = reference and reference.split()
     for_the_scenes(trace, tmp_path, monkeypatch)
     said = STRINGS["zh"][line].format(share=f"{trace['encoder_decoder']['exact_match']:.0%}")
     assert run(EncoderDecoder).spoken[-1] == said
+    assert (STRINGS["zh"]["missed_label"] in written) == (line == "ch11.exact_missed")
 
 
 def test_the_formula_typesets_its_notation_and_finds_its_parts_by_their_glyphs():
