@@ -87,7 +87,7 @@ class RNNDilution(ExplainerScene):
             pieces.add(piece.move_to([x, bottom + height / 2, 0]))
             bottom += height
         share = self.shown(f"share {t}", shares[followed], 2, 16, "highlight")
-        word = label(self.trace["tokens"][t], word_size).next_to(pieces, DOWN, buff=0.15)
+        word = fitted(label(self.trace["tokens"][t], word_size), 0.9 * BAR["step"]).next_to(pieces, DOWN, buff=0.15)
         return VGroup(pieces, share.next_to(pieces, UP, buff=0.1), word)
 
     def shrink_the_followed_word(self):

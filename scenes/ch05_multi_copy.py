@@ -57,8 +57,9 @@ class MultiCopyInference(ExplainerScene):
             NetworkCopy(tokens[j], attention["inputs"][j], attention["queries"][j], attention["keys"][j],
                         attention["values"][j], radius=0.37 * spacing, spacing=spacing, word_size=word_size)
             .move_to([places[j], -1.95, 0]) for j in self.positions))
-        for copy in self.copies:  # input rows on one line, whatever the words' descenders
+        for copy in self.copies:  # input rows on one line, whatever the words' descenders; long words fit
             copy.set_y(copy.get_y() + self.copies[0].input_nodes.get_y() - copy.input_nodes.get_y())
+            fitted(copy.word, 0.9 * width)
         self.gaps = VGroup(*(self.gap(words, width, self.copies[0]).set_x(places[words.start])
                              for words in self.gap_words))
         self.copy_of = dict(zip(self.positions, self.copies))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 from manim import (DOWN, DR, LEFT, RIGHT, UP, UR, Arrow, Create, FadeIn, FadeOut, FadeTransform, Line, Rectangle,
-                   Transform, VGroup)
+                   Text, Transform, VGroup)
 
 from scenes.base import ExplainerScene
 from scenes.layout import drawn_slots
@@ -212,10 +212,12 @@ class Training(ExplainerScene):
         slots = drawn_slots(copies, [self.training["key_index"], self.training["query_index"]], ROOM)
         width = min(2.5, 11.5 / (len(slots) + 1))
         cell = min(0.24, (width - 0.4) / len(updates["query"][0][0]))
-        names = [self.trace["tokens"][c] for c in slots if isinstance(c, int)] + [self.say("average")]
-        word_size = size_to_fit(names, 22, 0.9 * width)
+        names = {c: self.trace["tokens"][c] for c in slots if isinstance(c, int)} | {copies: self.say("average")}
+        size = size_to_fit(list(names.values()), 22, 0.9 * width)
+        headings = {c: fitted(label(name, size, "text" if c < copies else "highlight"), 0.9 * width)
+                    for c, name in names.items()}
         columns = VGroup(*(
-            (self.update_column(c, grids, scale, cell, word_size) if isinstance(c, int) else self.gap_column(c, width))
+            (self.update_column(c, grids, scale, cell, headings[c]) if isinstance(c, int) else self.gap_column(c, width))
             .move_to([width * (place + (0.6 if c == copies else 0)), -0.2, 0])
             for place, c in enumerate([*slots, copies])))
         columns.move_to([0.4, -0.2, 0])
@@ -239,11 +241,11 @@ class Training(ExplainerScene):
         self.remove(*movers)
         self.wait(0.5)
 
-    def update_column(self, c: int, grids, scale: float, cell: float, word_size: float) -> VGroup:
-        """Copy ``c``'s word over its updates to input→Query and input→Key (the average's, past the last)."""
+    def update_column(self, c: int, grids, scale: float, cell: float, heading: Text) -> VGroup:
+        """Copy ``c``'s ``heading`` (its word) over its updates to input→Query and input→Key (the
+        average's, past the last)."""
         copies = len(grids[0]) - 1
-        name = self.trace["tokens"][c] if c < copies else self.say("average")
-        column = VGroup(label(name, word_size, "text" if c < copies else "highlight"))
+        column = VGroup(heading)
         for r, role in enumerate(("query", "key")):
             grid = HeatGrid(grids[r][c], scale, cell)
             biggest = max(abs(v) for line in grids[r][c] for v in line)

@@ -10,7 +10,7 @@ from manim import (DOWN, RIGHT, UP, UR, Create, DashedVMobject, FadeIn, FadeOut,
 
 from scenes.base import ExplainerScene
 from scenes.layout import drawn_slots
-from scenes.mobjects import emphasise, label, legend, size_to_fit
+from scenes.mobjects import emphasise, fitted, label, legend, size_to_fit
 from scenes.theme import role_colour
 
 PANELS = {"no_cache": -3.55, "with_cache": 3.55}  # panel centres
@@ -54,8 +54,8 @@ class KVCache(ExplainerScene):
 
     @cached_property
     def word_size(self) -> float:
-        """One font size for every word of the chapter: the sentence's widest word fits its column with
-        a gap beside it, so that words of one row neither touch nor differ in size."""
+        """One font size for the chapter's words (size_to_fit): words keep a gap to their neighbours
+        and read alike; only a word too long even at the smallest shared size is smaller."""
         _, pitch = self.pitch()
         return size_to_fit(self.trace["tokens"], min(20, 30 * pitch), 0.85 * pitch)
 
@@ -74,7 +74,7 @@ class KVCache(ExplainerScene):
                 gaps.add(label("⋯", min(24, 40 * pitch), "muted").move_to([x, y, 0]))
                 continue
             stored = cached and slot < t
-            word = label(tokens[slot], self.word_size, "muted" if stored else "text")
+            word = fitted(label(tokens[slot], self.word_size, "muted" if stored else "text"), 0.85 * pitch)
             blocks = key_value(stored, min(0.3, 0.4 * pitch))
             copies.add(VGroup(word, blocks).arrange(DOWN, buff=0.05).move_to([x, y, 0]))
         counts = self.kv["steps_with_cache" if cached else "steps_without_cache"]

@@ -579,28 +579,50 @@ def test_chapter_7_draws_a_long_sentences_rows_with_their_real_counts(long_sente
         assert on_screen(row) and side_by_side([*row[0], *row[2]])
 
 
-def test_words_written_side_by_side_share_one_size_though_one_is_long(tmp_path, monkeypatch):
+def test_words_side_by_side_shrink_together_but_not_below_a_share_of_their_size():
+    from scenes.mobjects import label, size_to_fit
+    from scenes.mobjects.grids import SMALLEST_SHARED
+
+    room = label("catch", 20).width
+    assert size_to_fit(["the", "cat"], 20, room) == 20
+    a_little = size_to_fit(["the", "catchy"], 20, room)  # "catchy" needs a little less than 20
+    assert SMALLEST_SHARED * 20 < a_little < 20 and label("catchy", a_little).width == pytest.approx(room, rel=1e-3)
+    assert size_to_fit(["the", "extraordinarily"], 20, room) == pytest.approx(SMALLEST_SHARED * 20)
+
+
+def shorter_words_no_smaller(texts) -> bool:
+    """Sizes fall only with length: a word is never smaller than a longer one beside it."""
+    by_length = sorted(texts, key=lambda text: label_width(text.text))
+    return all(a.font_size >= b.font_size - 1e-6 for a, b in zip(by_length, by_length[1:]))
+
+
+def label_width(word: str) -> float:
+    from scenes.mobjects import label
+
+    return label(word, 20).width
+
+
+def test_a_row_of_words_with_a_long_one_reads_alike(tmp_path, monkeypatch):
     tokens = traced("the fox frequently outside secretly quietly really very especially likes to catch chickens",
                     tmp_path, monkeypatch, "en")["tokens"]
-
-    def one_size(texts) -> bool:
-        return len({round(text.font_size, 6) for text in texts}) == 1
-
-    assert one_size([copy.word for copy in run(MultiCopyInference).copies])  # "frequently" has a copy
-    assert one_size([bar[2] for bar in run(RNNDilution).bars])
+    copies = [copy.word for copy in run(MultiCopyInference).copies]
+    assert "frequently" in [t.text for t in copies] and len({round(t.font_size, 6) for t in copies}) == 1
+    bars = run(RNNDilution).bars
+    assert shorter_words_no_smaller([bar[2] for bar in bars]) and side_by_side([bar[2] for bar in bars])
     final = run(Training).mobjects  # the last step: a column per copy, its word over its updates
     column_words = [m for m in final for m in m.get_family() if isinstance(m, Text) and m.text in {*tokens, "average"}]
-    assert {"frequently", "average"} <= {text.text for text in column_words} and one_size(column_words)
+    assert {"frequently", "average"} <= {text.text for text in column_words}
+    assert shorter_words_no_smaller(column_words) and side_by_side(column_words)
 
 
-def test_chapter_7_writes_the_words_of_a_long_english_sentence_apart_and_alike(tmp_path, monkeypatch):
+def test_chapter_7_writes_the_words_of_a_long_english_sentence_apart(tmp_path, monkeypatch):
     tokens = traced("the fox today daily mornings nightly also always constantly often frequently outside likes "
                     "to catch chickens", tmp_path, monkeypatch, "en")["tokens"]
     scene = run(KVCache)
     _, pitch = scene.pitch()
     for row in [*scene.plain, *scene.cached]:
         words = [copy[0] for copy in row[0]]
-        assert len({round(word.font_size, 6) for word in words}) == 1  # "frequently" no smaller than "the"
+        assert shorter_words_no_smaller(words)
         assert all(b.get_left()[0] - a.get_right()[0] > 0.1 * pitch for a, b in zip(words, words[1:]))
     assert {copy[0].text for row in scene.plain for copy in row[0]} >= {"today", "daily", "frequently", tokens[-1]}
 

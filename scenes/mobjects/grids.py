@@ -135,11 +135,16 @@ def column_labels(words: Sequence[str], size: float, cell: float, tallest: float
     return [text.scale(scale) for text in upright]
 
 
+SMALLEST_SHARED = 0.7  # words side by side shrink together down to this share of their size
+
+
 def size_to_fit(words: Sequence[str], size: float, width: float) -> float:
-    """The font size, at most ``size``, at which the widest of ``words`` is at most ``width`` wide:
-    words written side by side at one size read alike (each shrunk on its own, a long one looks
-    less important than a short one beside it)."""
-    return size * min(1.0, width / max(label(word, size).width for word in words))
+    """One font size for ``words`` written side by side, each in ``width``: at most ``size``, as small
+    as the widest needs, but not below SMALLEST_SHARED of ``size`` (fit a word still too wide on its
+    own). Shrunk one by one, a long word looks less than a short one beside it; shrunk all the way
+    together, one long word makes every word hard to read."""
+    widest = max(label(word, size).width for word in words)
+    return size * max(SMALLEST_SHARED, min(1.0, width / widest))
 
 
 def fitted(text: Text, width: float) -> Text:
