@@ -266,16 +266,34 @@ def test_column_labels_that_must_shrink_a_little_shrink_alike():
     assert all(text.width <= 0.85 * cell + 1e-9 for text in labels)
 
 
-@pytest.mark.parametrize("words", [["the", "fox", "mornings", "frequently"], ["狐狸", "也", "在院子里"]])
-def test_column_labels_stood_upright_share_one_size(words):
-    from scenes.mobjects import column_labels, label
+def upright_scales(words, labels) -> list[float]:
+    """How much smaller than at size 22 each upright label is written."""
+    from scenes.mobjects import label
 
-    labels = column_labels(words, 22, 0.4, tallest=0.9)
-    assert all(text.height > text.width for text in labels if len(text) > 1)  # upright
     as_written = [label(word if word.isascii() else "\n".join(word), 22) for word in words]
-    scales = {round(max(text.height, text.width) / max(full.height, full.width), 6)
-              for text, full in zip(labels, as_written)}
-    assert len(scales) == 1  # "frequently" no smaller than "the"
+    return [max(text.height, text.width) / max(full.height, full.width) for text, full in zip(labels, as_written)]
+
+
+@pytest.mark.parametrize("words, tallest", [(["the", "fox", "mornings", "frequently"], 1.2),
+                                           (["狐狸", "也", "在院子里"], 1.0)])
+def test_column_labels_stood_upright_shrink_alike(words, tallest):
+    from scenes.mobjects import column_labels
+
+    labels = column_labels(words, 22, 0.4, tallest)
+    assert all(text.height > text.width for text in labels if len(text) > 1)  # upright
+    scales = upright_scales(words, labels)
+    assert max(scales) - min(scales) < 1e-6 and max(scales) < 1  # "frequently" no smaller than "the"
+    assert max(text.height for text in labels) <= tallest + 1e-9
+
+
+def test_one_very_long_upright_label_does_not_shrink_the_others_past_a_share_of_their_size():
+    from scenes.mobjects import column_labels
+    from scenes.mobjects.grids import SMALLEST_SHARED
+
+    words = ["the", "fox", "extraordinarily"]
+    labels = column_labels(words, 22, 0.4, tallest=0.9)
+    scales = upright_scales(words, labels)
+    assert scales[0] == pytest.approx(SMALLEST_SHARED) == scales[1] and scales[2] < SMALLEST_SHARED
     assert max(text.height for text in labels) <= 0.9 + 1e-9
 
 

@@ -9,6 +9,8 @@ from manim import DOWN, LEFT, PI, RIGHT, UP, Line, Square, Text, VGroup, interpo
 from scenes.mobjects.nodes import label
 from scenes.theme import role_colour, value_colour
 
+SMALLEST_SHARED = 0.7  # words side by side shrink together down to this share of their size
+
 
 class NumberGrid(VGroup):
     """A matrix between brackets, one Text per entry.
@@ -123,19 +125,16 @@ def row_peaks(weights: Sequence[Sequence[float]], causal: bool = False) -> list[
 def column_labels(words: Sequence[str], size: float, cell: float, tallest: float = 1.0) -> list[Text]:
     """Words over columns ``cell`` wide: as they are if they fit, all a little smaller if that is
     enough; otherwise all stood upright (Chinese a character per line, other words turned on their
-    side) and all as much smaller as the tallest needs to stay ``tallest`` high, so that the labels
-    of one grid read alike."""
+    side), shrunk together as far as the tallest needs to stay ``tallest`` high but not below
+    SMALLEST_SHARED (a word taller still shrinks on its own), so that the labels of one grid read alike."""
     room = 0.85 * cell  # a gap between neighbours, so that words do not run together
     flat = [label(w, size) for w in words]
     widest = max(text.width for text in flat)
-    if widest * 0.7 <= room:
+    if widest * SMALLEST_SHARED <= room:
         return [text.scale(min(1.0, room / widest)) for text in flat]
     upright = [label("\n".join(w), size) if not w.isascii() else text.rotate(PI / 2) for w, text in zip(words, flat)]
-    scale = min(1.0, tallest / max(text.height for text in upright), room / max(text.width for text in upright))
-    return [text.scale(scale) for text in upright]
-
-
-SMALLEST_SHARED = 0.7  # words side by side shrink together down to this share of their size
+    scale = max(SMALLEST_SHARED, min(1.0, tallest / max(text.height for text in upright)))
+    return [fitted(shorter(text.scale(scale), tallest), room) for text in upright]
 
 
 def size_to_fit(words: Sequence[str], size: float, width: float) -> float:
