@@ -38,6 +38,15 @@ def test_connections_follow_the_weights():
     assert edges.edge(0, 0).stroke_width > edges.edge(0, 1).stroke_width
 
 
+def test_many_edges_flow_fainter_than_few_so_that_they_stay_lines():
+    def opacity(sources: int, targets: int) -> float:
+        edges = Connections(NodeLayer([0.1] * sources, "input"), NodeLayer([0.1] * targets, "value", direction=RIGHT))
+        return {flash.mobject.get_stroke_opacity() for flash in edges.flow().animations}.pop()
+
+    assert opacity(2, 3) == 1.0
+    assert 0.25 <= opacity(8, 16) < 0.5  # ch01's input → hidden: 128 edges
+
+
 def test_a_token_row_finds_words_by_text_and_position():
     row = TokenRow(["猫", "喜欢", "抓", "老鼠"])
     assert row.token("抓") is row.token_at(2)

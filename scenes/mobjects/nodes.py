@@ -104,6 +104,10 @@ class NodeLayer(VGroup):
                               FadeIn(self.value_labels))
 
 
+FLOW_EDGES_AT_FULL = 24  # up to this many edges flow at full opacity; more share it out
+FLOW_FAINTEST = 0.3
+
+
 class Connections(VGroup):
     """Every edge from one layer's nodes to another's; widths may follow real weights."""
 
@@ -130,9 +134,11 @@ class Connections(VGroup):
         return Create(self, lag_ratio=0.002, run_time=run_time)
 
     def flow(self, role: str | None = None, run_time: float = 1.2) -> AnimationGroup:
-        """Values flowing along every edge, as flashes moving from source to target."""
+        """Values flowing along every edge, as flashes moving from source to target. The more edges,
+        the fainter each flash, so that a hundred of them in flight stay lines, not a solid block."""
         colour = role_colour(role or self.target.role)
-        flashes = [ShowPassingFlash(e.copy().set_stroke(colour, width=3, opacity=1), time_width=0.5)
+        opacity = min(1.0, max(FLOW_FAINTEST, FLOW_EDGES_AT_FULL / len(self.edges)))
+        flashes = [ShowPassingFlash(e.copy().set_stroke(colour, width=2, opacity=opacity), time_width=0.4)
                    for e in self.edges.values()]
         return AnimationGroup(*flashes, run_time=run_time)
 
