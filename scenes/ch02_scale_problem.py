@@ -110,7 +110,8 @@ class ScaleProblem(ExplainerScene):
         first = next(r for r in self.trace["scale"] if r["fully_connected"] > fit)
         y = self.position(1, fit)[1]
         limit = DashedLine([CHART["left"], y, 0], [CHART["right"], y, 0], color=role_colour("highlight"))
-        limit_label = label(self.say("memory"), 16, "highlight").next_to(limit, UP, buff=0.08).align_to(limit, LEFT)
+        limit_label = label(self.say("memory"), 16, "highlight").next_to(limit, UP, buff=0.08)
+        limit_label.align_to(limit, LEFT).shift(0.15 * RIGHT)  # clear of the axis
         index = self.trace["scale"].index(first)
         with self.narration("ch02.limit", length=f"{first['length']:,}", count=f"{first['fully_connected']:,}",
                             fit=f"{fit:,}"):

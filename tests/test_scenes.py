@@ -92,6 +92,8 @@ def test_chapter_1_shows_the_real_token_id_inputs_and_probabilities(scene_trace,
 
 
 def test_chapter_2_shows_the_real_parameter_counts_and_the_machine_limit(scene_trace, default_trace):
+    from scenes.ch02_scale_problem import CHART
+
     scene = run(ScaleProblem)
     shown = scene.numbers_on_screen
     longest = default_trace["scale"][-1]["length"]
@@ -103,6 +105,8 @@ def test_chapter_2_shows_the_real_parameter_counts_and_the_machine_limit(scene_t
     assert shown["attention"] == default_trace["scale"][0]["attention"]
     assert shown["parameters that fit"] == default_trace["hardware"]["parameters_that_fit"]
     assert max(counts.values()) > shown["parameters that fit"] > shown["attention"]
+    memory = [m for m in scene.mobjects for m in m.get_family() if isinstance(m, Text) and m.text == STRINGS["zh"]["memory"]]
+    assert len(memory) == 1 and memory[0].get_left()[0] > CHART["left"] + 0.05  # clear of the y axis
 
 
 def test_chapter_3_shows_the_real_shares_and_accuracies(scene_trace, default_trace):
