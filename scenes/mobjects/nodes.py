@@ -177,8 +177,8 @@ def prediction_rows(top: Sequence[tuple[str, float]], numbers: Sequence[Text], t
     room = top_left[0] - WORD_BUFF - words_right_of
     widest = max(word.width for word in words)
     rows = VGroup()
-    for rank, (word, text) in enumerate(zip(words, numbers)):
-        length = bar(top[rank][1], bar_length, width=0.28, role="output").rotate(-PI / 2)
+    for rank, ((_, p), word, text) in enumerate(zip(top, words, numbers)):
+        length = bar(p, bar_length, width=0.28, role="output").rotate(-PI / 2)
         length.move_to(np.array(top_left, dtype=float) + DOWN * spacing * rank, aligned_edge=LEFT)
         rows.add(VGroup(word.scale(min(1.0, room / widest)).next_to(length, LEFT, buff=WORD_BUFF), length,
                         text.next_to(length, RIGHT, buff=0.15)))
