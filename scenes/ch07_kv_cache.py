@@ -54,10 +54,14 @@ class KVCache(ExplainerScene):
 
     @cached_property
     def word_size(self) -> float:
-        """One font size for the chapter's words (size_to_fit): words keep a gap to their neighbours
-        and read alike; only a word too long even at the smallest shared size is smaller."""
+        """One font size for the words the chapter draws (size_to_fit; a long word among the elided
+        middle ones does not count): words keep a gap to their neighbours and read alike; only a word
+        too long even at the smallest shared size is smaller."""
+        tokens, T = self.trace["tokens"], len(self.trace["tokens"])
+        steps = [t for t in drawn_slots(T, [T - 1], ROWS) if isinstance(t, int)]
+        drawn = {tokens[j] for t in steps for j in drawn_slots(t + 1, [t], COLUMNS) if isinstance(j, int)}
         _, pitch = self.pitch()
-        return size_to_fit(self.trace["tokens"], min(20, 30 * pitch), 0.85 * pitch)
+        return size_to_fit(sorted(drawn), min(20, 30 * pitch), 0.85 * pitch)
 
     def row(self, t: int, place: int, cached: bool) -> VGroup:
         """Generation step t, drawn as row ``place``: the words so far, each with its Key/value blocks

@@ -658,6 +658,16 @@ def test_chapter_7_writes_the_words_of_a_long_english_sentence_apart(tmp_path, m
     assert {copy[0].text for row in scene.plain for copy in row[0]} >= {"today", "daily", "frequently", tokens[-1]}
 
 
+def test_chapter_7_sizes_its_words_by_the_words_it_draws(tmp_path, monkeypatch):
+    def word_size(name: str, sentence: str) -> float:
+        (tmp_path / name).mkdir()  # a Trace file of its own: the scenes cache one by path
+        traced(sentence, tmp_path / name, monkeypatch, "en")
+        return run(KVCache).word_size
+
+    long_words_elided = word_size("a", "the cat also to constantly especially frequently often also to likes to catch mice")
+    assert long_words_elided == word_size("b", "the cat also to also to also to also to likes to catch mice")
+
+
 def test_chapter_8_writes_a_long_sentences_matrices_with_the_middle_words_elided(long_sentence):
     scene = run(TransformerContributions)
     shown, attention = scene.numbers_on_screen, long_sentence["attention"]
