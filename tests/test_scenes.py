@@ -623,14 +623,10 @@ def test_words_side_by_side_shrink_together_but_not_below_a_share_of_their_size(
 
 def shorter_words_no_smaller(texts) -> bool:
     """Sizes fall only with length: a word is never smaller than a longer one beside it."""
-    by_length = sorted(texts, key=lambda text: label_width(text.text))
-    return all(a.font_size >= b.font_size - 1e-6 for a, b in zip(by_length, by_length[1:]))
-
-
-def label_width(word: str) -> float:
     from scenes.mobjects import label
 
-    return label(word, 20).width
+    by_length = sorted(texts, key=lambda text: label(text.text, 20).width)
+    return all(a.font_size >= b.font_size - 1e-6 for a, b in zip(by_length, by_length[1:]))
 
 
 def test_a_row_of_words_with_a_long_one_reads_alike(tmp_path, monkeypatch):
