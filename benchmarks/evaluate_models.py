@@ -21,9 +21,12 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from model.checkpoint import load_checkpoint  # noqa: E402
-from model.corpus import STORIES  # noqa: E402
+from model.corpus import MAX_FILLERS, STORIES, story_pairs  # noqa: E402
+from model.measure import HELD_OUT_SEED  # noqa: E402
 from model.models import (default_corpus, exact_match, held_out_translations, load_models,  # noqa: E402
                           load_translator, models_path, train_models, translate_words)
+
+LONGEST_TRANSLATIONS = 2000  # generated sentences with the most fillers, the translator's hardest
 
 
 def line(label: str, value) -> None:
@@ -70,6 +73,9 @@ def translation() -> None:
     pairs = held_out_translations(default_corpus("zh"))
     score = exact_match(translator.model, translator.source, translator.target, pairs)
     line(f"translator: exact on {len(pairs)} held-out sentences", f"{score:.3f}")
+    longest = story_pairs(LONGEST_TRANSLATIONS, HELD_OUT_SEED + MAX_FILLERS, MAX_FILLERS)
+    score = exact_match(translator.model, translator.source, translator.target, longest)
+    line(f"translator: exact on {len(longest)} sentences with {MAX_FILLERS} fillers", f"{score:.4f}")
     result = translate_words(translator.model, translator.source, translator.target, ["猫", "喜欢", "抓", "老鼠"])
     cat = result["cross_weights"][result["target"].index("cat")]
     line("translator: cross-attention from 'cat' onto 猫", f"{cat[0].item():.3f} (peak: {cat.argmax().item() == 0})")
