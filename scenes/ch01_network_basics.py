@@ -11,6 +11,7 @@ from scenes.theme import role_colour
 TOP = 5  # predictions drawn as bars
 WORD_ROOM = (-6.9, -3.7)  # x from the frame's edge to an arrow's length before the input layer's values
 ARROW_ROOM = 0.7  # word → id → input layer: two arrows of the same length
+FRAME_BUFF = 0.1  # between the winning prediction's row and the frame around it
 INPUTS_AT = [-2.5, -0.2, 0]
 
 
@@ -85,6 +86,8 @@ class NetworkBasics(ExplainerScene):
     def back_to_text(self):
         winner = self.bars[0]
         word = self.data("predictions")[0][0]
+        frame = SurroundingRectangle(winner, color=role_colour("highlight"), buff=FRAME_BUFF)
+        grow = min(1.4, 1 + 2 * FRAME_BUFF / winner[0].width)  # a long word stays inside the frame
         with self.narration("ch01.text", word=word):
-            self.play(Write(SurroundingRectangle(winner, color=role_colour("highlight"), buff=0.1)))
-            self.play(emphasise(winner[0], scale_factor=1.4, role="highlight"))
+            self.play(Write(frame))
+            self.play(emphasise(winner[0], scale_factor=grow, role="highlight"))

@@ -584,6 +584,26 @@ def test_chapter_1_puts_the_word_its_id_and_the_input_layer_side_by_side(default
     assert scene.inputs.get_left()[0] - scene.id_box.get_right()[0] >= 0.1 * room
 
 
+@pytest.mark.parametrize("winner", ["老鼠", "extraordinarily"])
+def test_chapter_1_grows_the_winning_word_no_further_than_its_frame(default_trace, tmp_path, monkeypatch, winner):
+    from scenes.ch01_network_basics import FRAME_BUFF
+
+    trace = copy.deepcopy(default_trace)
+    top = trace["attention"]["predictions"][2]  # the word chapter 1 follows
+    top[0][0] = winner
+    for_the_scenes(trace, tmp_path, monkeypatch)
+    growths = []
+
+    def play(self, *animations, **kwargs):
+        growths.extend((a.mobject.width, a.scale_factor) for a in animations
+                       if isinstance(a, Indicate) and getattr(a.mobject, "text", None) == winner)
+        NetworkBasics.play(self, *animations, **kwargs)
+
+    run(NetworkBasics, play=play)
+    (width, grow), = growths
+    assert 1.1 < grow <= 1.4 and width * (grow - 1) <= 2 * FRAME_BUFF + 1e-9
+
+
 def test_chapter_6_keeps_a_long_sentences_words_and_updates_on_screen(long_sentence):
     scene = run(Training)
     shown, training = scene.numbers_on_screen, long_sentence["training"]
