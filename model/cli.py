@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from model.corpus import LANGUAGES, STORIES, default_corpus_path
+from model.corpus import LANGUAGES, STORIES, default_corpus_path, default_language
 from model.files import sentence_folder
 
 USAGE_ERROR = 2
@@ -40,11 +40,11 @@ def parser() -> argparse.ArgumentParser:
     trace.add_argument("--sentence", help="the sentence; its last word is the one predicted "
                                           "(default: the story's sentence for --lang)")
     trace.add_argument("--corpus", help="your own corpus file: one sentence per line, words separated by spaces")
-    trace.add_argument("--lang", type=language, default="zh", help="zh (default) or en")
+    trace.add_argument("--lang", type=language, help="zh or en (default: the language the corpus, or else the sentence, is written in)")
     trace.add_argument("--out", help="where to write (default: out/<sentence>/trace.json)")
     train = commands.add_parser("train", help="train the models on a corpus and store them")
     train.add_argument("--corpus", help="corpus file (default: the story corpus for --lang)")
-    train.add_argument("--lang", type=language, default="zh", help="zh (default) or en")
+    train.add_argument("--lang", type=language, help="zh or en (default: the language the corpus is written in)")
     train.add_argument("--translator", action="store_true", help="also retrain the zh→en translator")
     return top
 
@@ -65,10 +65,11 @@ def run_trace(args) -> None:
     from model.trace import build_trace
     from model.trace_schema import save_trace
 
-    sentence = args.sentence if args.sentence is not None else STORIES[args.lang].default_sentence
+    lang = args.lang or default_language(args.sentence, args.corpus)
+    sentence = args.sentence if args.sentence is not None else STORIES[lang].default_sentence
     out = writable_output(Path(args.out) if args.out else Path("out") / sentence_folder(sentence) / "trace.json")
     started = time.monotonic()
-    trace = build_trace(sentence, args.lang, args.corpus)
+    trace = build_trace(sentence, lang, args.corpus)
     save_trace(trace, out)
     print(f"wrote {out} ({' / '.join(trace['tokens'])}, {time.monotonic() - started:.1f}s)")
 
@@ -77,7 +78,8 @@ def run_train(args) -> None:
     from model.corpus import load_corpus
     from model.models import load_models, load_translator, retrain
 
-    corpus = load_corpus(args.corpus or default_corpus_path(args.lang), args.lang)
+    lang = args.lang or default_language(None, args.corpus)
+    corpus = load_corpus(args.corpus or default_corpus_path(lang), lang)
     retrain(corpus, translator=args.translator)
     for row in load_models(corpus).accuracy_by_distance:
         print(f"  distance {row['distance']:2d}: transformer {row['transformer']:.3f}  rnn {row['rnn']:.3f}")

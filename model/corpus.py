@@ -133,6 +133,29 @@ def default_corpus_path(lang: str) -> Path:
     return ASSETS / f"corpus.{lang}.txt"
 
 
+def has_chinese(text: str) -> bool:
+    return any("\u4e00" <= character <= "\u9fff" for character in text)
+
+
+def written_language(text: str) -> str:
+    """zh when the text has a Chinese character, en otherwise."""
+    return "zh" if has_chinese(text) else "en"
+
+
+def default_language(sentence: str | None, corpus: str | Path | None) -> str:
+    """The language when --lang is left out: the one the corpus's sentences are written in, else the
+    sentence's, else zh (the story's own language)."""
+    if corpus is not None:
+        try:
+            lines = Path(corpus).read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):
+            lines = []  # load_corpus says what is wrong with the file
+        sentences = [line for line in lines if not line.lstrip().startswith("#")]
+        if any(line.strip() for line in sentences):
+            return written_language("".join(sentences))
+    return "zh" if sentence is None else written_language(sentence)
+
+
 @dataclass(frozen=True)
 class Corpus:
     sentences: tuple[tuple[str, ...], ...]

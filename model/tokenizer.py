@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import unicodedata
 
+from model.corpus import has_chinese
+
 SENTENCE_END = ".!?。！？"
 
 
@@ -94,10 +96,10 @@ class Vocab:
 
     def _other_language(self, sentence: str) -> str:
         """A hint when the whole sentence is written in the other language's script."""
-        chinese = any("\u4e00" <= ch <= "\u9fff" for ch in sentence)
+        chinese = has_chinese(sentence)
         latin = any(ch.isascii() and ch.isalpha() for ch in sentence)
         if self.lang == "zh" and latin and not chinese:
-            return "for an English sentence add --lang en; otherwise "
+            return "for an English sentence use --lang en; otherwise "
         if self.lang == "en" and chinese and not latin:
-            return "for a Chinese sentence leave out --lang en; otherwise "
+            return "for a Chinese sentence use --lang zh; otherwise "
         return ""

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from model.cli import USAGE_ERROR, Parser, UsageError
-from model.corpus import LANGUAGES, STORIES
+from model.corpus import LANGUAGES, STORIES, default_language
 from model.files import sentence_folder
 from scenes import subtitles
 from scenes.chapters import BY_NUMBER, CHAPTERS, Chapter
@@ -67,7 +67,8 @@ def parser() -> argparse.ArgumentParser:
                "setup (install only), test (pytest; arguments go to it).")
     p.add_argument("--sentence", help="the sentence; its last word is the one predicted (default: 猫喜欢抓老鼠)")
     p.add_argument("--corpus", help="your own corpus: one sentence per line, words separated by spaces")
-    p.add_argument("--lang", default="zh", help="zh (default) or en")
+    p.add_argument("--lang", help="zh or en (default: the language the corpus, or else the sentence, is "
+                   "written in; zh for the story's sentence)")
     p.add_argument("--quality", default="l", help="l 480p15 (default), m 720p30, h 1080p60, k 2160p60")
     p.add_argument("--chapters", help="comma-separated chapter numbers (default: all; see ./render.sh list)")
     p.add_argument("--format", default="mp4", help="mp4 (default), webm, mov, gif, or png (a folder of frames)")
@@ -106,8 +107,9 @@ class Request:
 
 def request_from(args) -> Request:
     """Check every flag; a UsageError names the first problem."""
-    if args.lang not in LANGUAGES:
-        raise UsageError(f"unknown language {args.lang!r}: use zh or en")
+    lang = args.lang if args.lang is not None else default_language(args.sentence, args.corpus)
+    if lang not in LANGUAGES:
+        raise UsageError(f"unknown language {lang!r}: use zh or en")
     if args.quality not in QUALITIES:
         raise UsageError(f"unknown quality {args.quality!r}: use one of {', '.join(QUALITIES)}")
     if args.format not in FORMATS:
@@ -121,11 +123,11 @@ def request_from(args) -> Request:
         raise UsageError("--jobs must be 1 or more")
     if args.corpus is not None and not Path(args.corpus).is_file():
         raise UsageError(f"cannot read corpus {args.corpus}: no such file")
-    sentence = args.sentence if args.sentence is not None else STORIES[args.lang].default_sentence
+    sentence = args.sentence if args.sentence is not None else STORIES[lang].default_sentence
     out = Path(args.out).absolute() if args.out else (PROJECT / "out" / sentence_folder(sentence)
-                                           / f"{args.lang}-{QUALITIES[args.quality]}")
+                                           / f"{lang}-{QUALITIES[args.quality]}")
     check_output_folder(out, args.out)
-    return Request(sentence, args.corpus, args.lang, args.quality, chapters_from(args.chapters),
+    return Request(sentence, args.corpus, lang, args.quality, chapters_from(args.chapters),
                    args.format, args.transparent, out, jobs, args.theme, args.preset, args.subtitles == "burn",
                    args.sections, args.slides)
 

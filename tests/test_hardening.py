@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from model import cli
+from model.corpus import default_corpus_path
 from scenes import render
 from scenes.outputs import file_digest
 
@@ -28,7 +29,7 @@ BAD_SENTENCES = [
     ("狮子喜欢抓老鼠", "unknown word"),
     ("猫喜欢抓老虎", "unknown word"),
     ("猫 likes 抓老鼠", "unknown word"),
-    ("the cat likes to catch mice", "for an English sentence add --lang en"),
+    ("the cat likes to catch mice", "for an English sentence use --lang en"),
     ("猫喜欢抓🐭", "unknown word"),
     ("😀😀", "unknown word"),
     ("猫\u200b喜欢抓老鼠", r"\u200b"),  # zero-width space, shown escaped
@@ -51,7 +52,7 @@ BAD_ENGLISH = [
     ("", "empty"),
     ("THE", "one word"),
     ("the cat likes to catch mice's", "unknown word"),
-    ("猫喜欢抓老鼠", "for a Chinese sentence leave out --lang en"),
+    ("猫喜欢抓老鼠", "for a Chinese sentence use --lang zh"),
 ]
 
 
@@ -141,6 +142,28 @@ def test_a_bad_flag_gets_one_line_exit_2_and_nothing_written(tmp_path, monkeypat
     code = render.main(args)
     one_line_error(code, capsys.readouterr().err, fragment)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_left_out_lang_follows_the_corpus_or_else_the_sentence(tmp_path):
+    def request(*args):
+        return render.request_from(render.parser().parse_args(list(args)))
+
+    english = request("--sentence", "the dog likes to catch frisbees")
+    assert english.lang == "en" and english.out.name == "en-480p15"
+    assert request().sentence == "猫喜欢抓老鼠"
+    corpus = tmp_path / "mine.txt"
+    corpus.write_text("# 我的英文语料\n" + "the teacher likes to drink coffee\n" * 20, encoding="utf-8")
+    from_corpus = request("--corpus", str(corpus), "--out", str(tmp_path / "out"))
+    assert (from_corpus.lang, from_corpus.sentence) == ("en", "the cat likes to catch mice")
+    assert request("--corpus", str(corpus), "--lang", "zh", "--out", str(tmp_path / "out")).lang == "zh"
+
+
+def test_trace_of_an_english_corpus_without_lang_is_english(tmp_path, capsys):
+    out = tmp_path / "trace.json"
+    code = cli.main(["trace", "--corpus", str(default_corpus_path("en")), "--out", str(out)])
+    assert code == 0, capsys.readouterr().err
+    trace = json.loads(out.read_text(encoding="utf-8"))
+    assert (trace["lang"], trace["tokens"][0]) == ("en", "the")
 
 
 def test_an_output_path_that_is_a_file_or_under_one_is_refused(tmp_path, monkeypatch, capsys):

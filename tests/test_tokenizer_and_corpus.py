@@ -1,6 +1,6 @@
 import pytest
 
-from model.corpus import (CORPUS_SIZE, MAX_FILLERS, STORIES, CorpusError, default_corpus_path,
+from model.corpus import (CORPUS_SIZE, MAX_FILLERS, STORIES, CorpusError, default_corpus_path, default_language,
                           load_corpus, story_twin, write_story_corpora)
 from model.tokenizer import SentenceError, Vocab
 
@@ -117,3 +117,25 @@ def test_a_missing_corpus_or_a_folder_is_refused(tmp_path):
         load_corpus(tmp_path / "nope.txt", "zh")
     with pytest.raises(CorpusError, match="is a folder"):
         load_corpus(tmp_path, "zh")
+
+
+@pytest.mark.parametrize("sentence, corpus_lines, lang", [
+    (None, None, "zh"),  # the story's default
+    ("the dog likes to catch frisbees", None, "en"),
+    ("狗喜欢抓飞盘", None, "zh"),
+    ("the dog likes to catch frisbees", ["the teacher drinks coffee"], "en"),
+    (None, ["# 我的语料", "the teacher drinks coffee"], "en"),  # a comment is not a sentence
+    ("the teacher", ["老师 喜欢 喝 咖啡"], "zh"),  # the corpus decides
+])
+def test_the_language_left_out_is_the_corpus_s_or_else_the_sentence_s(tmp_path, sentence, corpus_lines, lang):
+    corpus = None
+    if corpus_lines is not None:
+        corpus = tmp_path / "corpus.txt"
+        corpus.write_text("\n".join(corpus_lines), encoding="utf-8")
+    assert default_language(sentence, corpus) == lang
+
+
+def test_an_unreadable_corpus_leaves_the_language_to_the_sentence(tmp_path):
+    assert default_language("the cat", tmp_path / "missing.txt") == "en"
+    (tmp_path / "latin1.txt").write_bytes("caf\xe9".encode("latin-1"))
+    assert default_language("猫", tmp_path / "latin1.txt") == "zh"
