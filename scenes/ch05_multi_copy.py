@@ -3,7 +3,7 @@ Query against every copy's Key; weighted values added; the prediction; the first
 
 from __future__ import annotations
 
-from manim import RIGHT, UP, UR, Arrow, FadeIn, FadeOut, FadeTransform, Line, VGroup, Write
+from manim import RIGHT, UP, UR, Arrow, FadeIn, FadeOut, FadeTransform, Line, Mobject, VGroup, Write
 
 from scenes.base import ExplainerScene
 from scenes.layout import drawn_slots
@@ -43,7 +43,7 @@ class MultiCopyInference(ExplainerScene):
     def show_copies(self):
         """A copy per word up to the current one; a long sentence's middle words share one "⋯" slot
         (the first words, the largest weight's word and the last words keep their copies)."""
-        self.show_title()
+        self.title = self.show_title()
         attention, tokens = self.trace["attention"], self.trace["tokens"]
         slots = drawn_slots(self.query + 1, [self.key, self.query], ROOM)
         width = min(2.6, COPIES_WIDTH / len(slots))
@@ -67,10 +67,10 @@ class MultiCopyInference(ExplainerScene):
             if j != self.query:
                 copy.query_nodes.set_opacity(0.15)
                 copy.edges_to("query").set_opacity(0.05)
-        key = legend({role: self.say(role) for role in ("value", "key", "query", "input")})
+        self.legend = legend({role: self.say(role) for role in ("value", "key", "query", "input")})
         with self.narration("ch05.copies"):
             self.play(*(copy.create() for copy in self.copies), *(FadeIn(gap) for gap in self.gaps),
-                      FadeIn(key.to_corner(UR, buff=0.3)), run_time=2.5)
+                      FadeIn(self.legend.to_corner(UR, buff=0.3)), run_time=2.5)
 
     def gap(self, words: range, width: float, beside: NetworkCopy) -> VGroup:
         """The slot of a run of middle words: "⋯" where their copies would stand, and how many words."""
@@ -105,15 +105,15 @@ class MultiCopyInference(ExplainerScene):
         self.bars = VGroup(*(bar(row[j], BAR_HEIGHT, width=0.35).next_to(weight, UP, buff=0.1)
                              for j, weight in zip(self.positions, self.weights)))
         sums = [sum(row[j] for j in words) for words in self.gap_words]  # a run of middle words: together
-        shared = VGroup(*(self.shown(f"weight {words.start}-{words.stop - 1}", total, digits=3, size=20,
+        self.shared = VGroup(*(self.shown(f"weight {words.start}-{words.stop - 1}", total, digits=3, size=20,
                                      role="highlight").move_to([gap.get_x(), self.weights[0].get_y(), 0])
                           for words, total, gap in zip(self.gap_words, sums, self.gaps)))
-        shared_bars = VGroup(*(bar(total, BAR_HEIGHT, width=0.35).next_to(text, UP, buff=0.1)
-                               for total, text in zip(sums, shared)))
+        self.shared_bars = VGroup(*(bar(total, BAR_HEIGHT, width=0.35).next_to(text, UP, buff=0.1)
+                                    for total, text in zip(sums, self.shared)))
         with self.narration("ch05.softmax"):
             self.play(*(FadeTransform(s, w) for s, w in zip(self.scores, self.weights)),
-                      *(FadeIn(t) for t in shared), run_time=1.5)
-            self.play(*(FadeIn(b, shift=0.3 * UP) for b in [*self.bars, *shared_bars]))
+                      *(FadeIn(t) for t in self.shared), run_time=1.5)
+            self.play(*(FadeIn(b, shift=0.3 * UP) for b in [*self.bars, *self.shared_bars]))
 
     def scale_values(self):
         row = self.trace["attention"]["weights"][self.query]
@@ -143,7 +143,21 @@ class MultiCopyInference(ExplainerScene):
         back, tokens = self.query - key, self.trace["tokens"]
         line = "ch05.focus" if key == 0 else "ch05.focus_earlier" if back > 1 else "ch05.focus_other"
         target = VGroup(self.copies[place], self.bars[place], self.weights[place])
+        view = self.camera.frame.copy().set(height=target.height * 1.5).move_to(target)
         with self.narration(line, key=tokens[key], query=tokens[self.query], back=back, weight=f"{row[key]:.2f}"):
-            self.play(FadeOut(self.result), run_time=0.8)
-            self.play(self.camera.frame.animate.set(height=target.height * 1.5).move_to(target), run_time=2)
+            self.play(*(FadeOut(m) for m in [self.result, *self.cut_by(view)]), run_time=0.8)
+            self.play(self.camera.frame.animate.become(view), run_time=2)
             self.play(emphasise(self.weights[place], scale_factor=1.3), emphasise(self.copies[place].word))
+
+    def cut_by(self, view: Mobject) -> list[Mobject]:
+        """What a close-up on ``view`` would cut or leave out: each word's column (copy, bar, weight), a
+        "⋯" slot, the legend, the title."""
+        columns = [VGroup(*parts) for parts in zip(self.copies, self.bars, self.weights)]
+        slots = [VGroup(*parts) for parts in zip(self.gaps, self.shared, self.shared_bars)]
+        return [m for m in [*columns, *slots, self.legend, self.title] if not within(m, view)]
+
+
+def within(mobject: Mobject, view: Mobject) -> bool:
+    """Whether the mobject lies wholly inside the view."""
+    return (view.get_left()[0] <= mobject.get_left()[0] and mobject.get_right()[0] <= view.get_right()[0]
+            and view.get_bottom()[1] <= mobject.get_bottom()[1] and mobject.get_top()[1] <= view.get_top()[1])

@@ -570,6 +570,18 @@ def test_chapter_5_fits_long_words_under_their_copies(long_sentence, tmp_path, m
     assert side_by_side([*scene.copies, *scene.gaps])
 
 
+@pytest.mark.parametrize("sentence", ["猫喜欢", "猫喜欢抓老鼠", "狐狸每天早上偷偷喜欢抓鸡"])
+def test_chapter_5_s_close_up_cuts_nothing_in_half(sentence, tmp_path, monkeypatch):
+    traced(sentence, tmp_path, monkeypatch)
+    scene = run(MultiCopyInference)
+    view = scene.camera.frame
+    assert view.height < 8  # it did close up
+    assert scene.copies[scene.positions.index(scene.key)].word in scene.get_mobject_family_members()
+    for m in scene.mobjects:  # what faded out has left the scene
+        assert (view.get_left()[0] <= m.get_left()[0] and m.get_right()[0] <= view.get_right()[0]
+                and view.get_bottom()[1] <= m.get_bottom()[1] and m.get_top()[1] <= view.get_top()[1]), m
+
+
 @pytest.mark.parametrize("word, lang", [("抓", "zh"), ("catch", "en"), ("extraordinarily", "en")])
 def test_chapter_1_puts_the_word_its_id_and_the_input_layer_side_by_side(default_trace, tmp_path, monkeypatch, word,
                                                                          lang):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, Dot, FadeIn, LaggedStart, Mobject, Succession, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, Dot, FadeIn, FadeOut, LaggedStart, Mobject, Succession, VGroup
 
 from scenes.mobjects.nodes import Connections, NodeLayer, label
 from scenes.theme import role_colour
@@ -74,7 +74,7 @@ def scale_group(group: NodeLayer, weight: float, run_time: float = 1.2) -> Anima
 def add_groups(groups: Sequence[NodeLayer], total: NodeLayer, run_time: float = 2.0) -> AnimationGroup:
     """Weighted value groups fly into one group that holds their sum."""
     movers = [group.nodes.copy() for group in groups]
-    return AnimationGroup(*(mover.animate.move_to(total.nodes).set_opacity(0) for mover in movers),
+    return AnimationGroup(*(FadeOut(mover, target_position=total.nodes) for mover in movers),
                           FadeIn(total, scale=1.3), run_time=run_time)
 
 
