@@ -141,7 +141,8 @@ class MultiCopyInference(ExplainerScene):
         row, key = self.trace["attention"]["weights"][self.query], self.key
         place = self.positions.index(key)
         back, tokens = self.query - key, self.trace["tokens"]
-        line = "ch05.focus" if key == 0 else "ch05.focus_earlier" if back > 1 else "ch05.focus_other"
+        line = ("ch05.alone" if self.query == 0 else "ch05.focus" if key == 0 else
+                "ch05.focus_earlier" if back > 1 else "ch05.focus_other")
         target = VGroup(self.copies[place], self.bars[place], self.weights[place])
         view = self.camera.frame.copy().set(height=target.height * 1.5).move_to(target)
         with self.narration(line, key=tokens[key], query=tokens[self.query], back=back, weight=f"{row[key]:.2f}"):

@@ -36,12 +36,18 @@ class Training(ExplainerScene):
         self.compare_with_target()
         self.send_back()
         self.show_history()
-        self.specialise()
+        if not self.alone:
+            self.specialise()
         self.average_updates()
 
     @property
     def training(self) -> dict:
         return self.trace["training"]
+
+    @property
+    def alone(self) -> bool:
+        """Whether the word predicting the target is the first: its weight is 1 whatever Query and Key do."""
+        return self.training["query_index"] == 0
 
     def names(self) -> dict:
         tokens, t = self.trace["tokens"], self.training
@@ -123,7 +129,7 @@ class Training(ExplainerScene):
             self.play(FadeIn(loss_axes))
             self.play(Create(loss[0]), run_time=2.5)
             self.play(FadeIn(loss_end))
-        with self.narration("ch06.need", p=f"{end['target_probability']:.3f}",
+        with self.narration("ch06.alone" if self.alone else "ch06.need", p=f"{end['target_probability']:.3f}",
                             start=f"{history[0]['key_weight']:.2f}", end=f"{end['key_weight']:.3f}", **names):
             self.play(FadeIn(weight_axes), FadeIn(frozen))
             self.play(Create(weight[0]), Create(probability[0]), run_time=3)

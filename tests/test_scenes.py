@@ -570,6 +570,16 @@ def test_chapter_5_fits_long_words_under_their_copies(long_sentence, tmp_path, m
     assert side_by_side([*scene.copies, *scene.gaps])
 
 
+def test_a_two_word_sentence_is_not_said_to_choose_among_words(tmp_path, monkeypatch):
+    trace = traced("猫喜欢", tmp_path, monkeypatch)  # 喜欢 is predicted from 猫 alone
+    p = f"{trace['training']['history'][-1]['target_probability']:.3f}"
+    chapter_5 = run(MultiCopyInference).spoken
+    assert chapter_5[-1] == STRINGS["zh"]["ch05.alone"].format(key="猫", weight="1.00")
+    chapter_6 = run(Training)
+    assert STRINGS["zh"]["ch06.alone"].format(query="猫", target="喜欢", p=p) in chapter_6.spoken
+    assert not any(name.startswith("score") for name in chapter_6.numbers_on_screen)  # no Q·K race of one
+
+
 @pytest.mark.parametrize("sentence", ["猫喜欢", "猫喜欢抓老鼠", "狐狸每天早上偷偷喜欢抓鸡"])
 def test_chapter_5_s_close_up_cuts_nothing_in_half(sentence, tmp_path, monkeypatch):
     traced(sentence, tmp_path, monkeypatch)
