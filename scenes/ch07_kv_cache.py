@@ -16,7 +16,7 @@ from scenes.theme import role_colour
 PANELS = {"no_cache": -3.55, "with_cache": 3.55}  # panel centres
 PANEL_WIDTH = 6.6
 COUNT_WIDTH = 1.5  # room at a row's right for its count
-TOP, BOTTOM = 2.1, -1.9  # rows between these; totals and results below
+TOP, BOTTOM = 2.1, -1.9  # rows between these (a short sentence's end higher); totals and results below them
 ROWS, COLUMNS = 9, 8  # rows and copies a row drawn at most; a long sentence's middle ones share a "⋯"
 
 
@@ -51,6 +51,11 @@ class KVCache(ExplainerScene):
         """Height of a row and width of a copy in it."""
         T = len(self.trace["tokens"])
         return min(1.0, (TOP - BOTTOM) / min(T, ROWS)), min(1.2, (PANEL_WIDTH - COUNT_WIDTH) / min(T, COLUMNS))
+
+    def rows_bottom(self) -> float:
+        """Where the rows end: at BOTTOM, or higher for a sentence of fewer words than fill the panel."""
+        height, _ = self.pitch()
+        return max(BOTTOM, TOP - height * min(len(self.trace["tokens"]), ROWS))
 
     @cached_property
     def word_size(self) -> float:
@@ -126,12 +131,13 @@ class KVCache(ExplainerScene):
         self.numbers_on_screen[f"{'with' if cached else 'without'} cache total"] = count
         text = label(self.say("computed", count=count), 22, "input" if cached else "highlight")
         centre = PANELS["with_cache" if cached else "no_cache"]
-        return text.move_to([centre + PANEL_WIDTH / 2 - COUNT_WIDTH / 2, BOTTOM - 0.5, 0])
+        return text.move_to([centre + PANEL_WIDTH / 2 - COUNT_WIDTH / 2, self.rows_bottom() - 0.5, 0])
 
     def count_the_waste(self):
         without, with_cache = self.kv["projections_without_cache"], self.kv["projections_with_cache"]
         total = self.total(cached=False)
-        rule = Line([PANELS["no_cache"] + 1.8, BOTTOM - 0.1, 0], [PANELS["no_cache"] + PANEL_WIDTH / 2, BOTTOM - 0.1, 0])
+        y = self.rows_bottom() - 0.1
+        rule = Line([PANELS["no_cache"] + 1.8, y, 0], [PANELS["no_cache"] + PANEL_WIDTH / 2, y, 0])
         with self.narration("ch07.total", words=len(self.trace["tokens"]), without=without,
                             repeated=without - with_cache):
             self.play(Create(rule.set_stroke(role_colour("muted"), 1)), FadeIn(total))
@@ -162,7 +168,7 @@ class KVCache(ExplainerScene):
     def same_result(self):
         difference = self.kv["max_abs_diff"]
         self.numbers_on_screen["max difference"] = difference
-        shown = label(f"max |Δ| = {difference:.1e}", 22, "output").move_to([0, BOTTOM - 1.4, 0])
+        shown = label(f"max |Δ| = {difference:.1e}", 22, "output").move_to([0, self.rows_bottom() - 1.4, 0])
         with self.narration("ch07.same", diff=f"{difference:.1e}"):
             self.play(FadeOut(self.links), FadeIn(shown, shift=0.2 * UP))
 

@@ -652,6 +652,19 @@ def test_chapter_7_draws_a_long_sentences_rows_with_their_real_counts(long_sente
         assert on_screen(row) and side_by_side([*row[0], *row[2]])
 
 
+@pytest.mark.parametrize("sentence", ["猫喜欢", "猫喜欢抓", "猫喜欢抓老鼠", "狐狸每天早上偷偷喜欢抓鸡"])
+def test_chapter_7_counts_its_totals_right_under_the_rows(sentence, tmp_path, monkeypatch):
+    kv = traced(sentence, tmp_path, monkeypatch)["kv_cache"]
+    scene = run(KVCache)
+    texts = [m for m in scene.get_mobject_family_members() if isinstance(m, Text)]
+    lowest_row = min(row.get_bottom()[1] for row in [*scene.plain, *scene.cached])
+    for count in (kv["projections_without_cache"], kv["projections_with_cache"]):
+        total = next(t for t in texts if t.text == STRINGS["zh"]["computed"].format(count=count).replace(" ", "")
+                     and t.font_size > 20)
+        assert 0 < lowest_row - total.get_top()[1] < 0.8  # no empty band between the rows and what they add up to
+        assert on_screen(total)
+
+
 def test_words_side_by_side_shrink_together_but_not_below_a_share_of_their_size():
     from scenes.mobjects import label, size_to_fit
     from scenes.mobjects.grids import SMALLEST_SHARED
