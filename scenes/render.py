@@ -70,7 +70,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--lang", help="zh or en (default: the language the corpus, or else the sentence, is "
                    "written in; zh for the story's sentence)")
     p.add_argument("--quality", default="l", help="l 480p15 (default), m 720p30, h 1080p60, k 2160p60")
-    p.add_argument("--chapters", help="comma-separated chapter numbers (default: all; see ./render.sh list)")
+    p.add_argument("--chapters", help="chapter numbers separated by commas, or ranges: 4,5 or 3-6 (default: all; "
+                   "see ./render.sh list)")
     p.add_argument("--format", default="mp4", help="mp4 (default), webm, mov, gif, or png (a folder of frames)")
     p.add_argument("--transparent", action="store_true", help="transparent background (webm, mov or png)")
     p.add_argument("--theme", default="dark", help="dark (default) or light (for slides and print)")
@@ -157,10 +158,15 @@ def chapters_from(value: str | None) -> tuple[Chapter, ...]:
         return CHAPTERS
     numbers = []
     for part in value.split(","):
+        first, dash, last = part.partition("-")
         try:
-            numbers.append(int(part))
+            low, high = int(first), int(last if dash else first)
         except ValueError:
-            raise UsageError(f"--chapters {value!r}: give numbers separated by commas, e.g. 4,5") from None
+            raise UsageError(f"--chapters {value!r}: give numbers separated by commas, or a range, e.g. 4,5 or "
+                             "3-6") from None
+        if low > high:
+            raise UsageError(f"--chapters {value!r}: a range runs from low to high, e.g. 3-6")
+        numbers.extend(range(low, high + 1))
     unknown = [n for n in numbers if n not in BY_NUMBER]
     if unknown:
         available = ", ".join(str(c.number) for c in CHAPTERS)

@@ -111,6 +111,9 @@ BAD_FLAGS = [
     (["--chapters", ""], "numbers separated by commas"),
     (["--chapters", "0"], "no chapter 0"),
     (["--chapters", "4,,5"], "numbers separated by commas"),
+    (["--chapters", "6-4"], "a range runs from low to high"),
+    (["--chapters", "9-12"], "no chapter 12"),
+    (["--chapters", "3-"], "or a range"),
     (["--quality", "x"], "unknown quality"),
     (["--quality", ""], "unknown quality"),
     (["--format", "avi"], "unknown format"),
@@ -164,6 +167,11 @@ def test_trace_of_an_english_corpus_without_lang_is_english(tmp_path, capsys):
     assert code == 0, capsys.readouterr().err
     trace = json.loads(out.read_text(encoding="utf-8"))
     assert (trace["lang"], trace["tokens"][0]) == ("en", "the")
+
+
+def test_chapters_are_numbers_and_ranges():
+    assert [c.number for c in render.chapters_from("3-5,8")] == [3, 4, 5, 8]
+    assert [c.number for c in render.chapters_from("9,1-2,2")] == [1, 2, 9]
 
 
 def test_an_output_path_that_is_a_file_or_under_one_is_refused(tmp_path, monkeypatch, capsys):
