@@ -191,7 +191,7 @@ def load_corpus(path: str | Path, lang: str) -> Corpus:
     except OSError as error:
         raise CorpusError(f"cannot read corpus {path}: {error.strerror}") from None
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8-sig")  # a byte-order mark (Windows Notepad writes one) is not part of a word
     except UnicodeDecodeError as error:
         raise CorpusError(f"corpus {path} is not UTF-8 text (byte {error.start}): save it as UTF-8") from None
     if "\x00" in text:

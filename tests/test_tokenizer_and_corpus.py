@@ -112,6 +112,14 @@ def test_bad_corpus_files_are_refused_with_a_message(tmp_path, content, fragment
         load_corpus(path, "zh")
 
 
+def test_a_corpus_saved_by_windows_notepad_reads_like_any_other(tmp_path):
+    lines = ["猫 喜欢 抓 老鼠", "狗 喜欢 抓 飞盘"] * 10
+    plain, windows = tmp_path / "plain.txt", tmp_path / "windows.txt"
+    plain.write_text("\n".join(lines), encoding="utf-8")
+    windows.write_bytes("\r\n".join(lines).encode("utf-8-sig"))  # byte-order mark, CR LF line ends
+    assert load_corpus(windows, "zh").sentences == load_corpus(plain, "zh").sentences
+
+
 def test_a_missing_corpus_or_a_folder_is_refused(tmp_path):
     with pytest.raises(CorpusError, match="cannot read"):
         load_corpus(tmp_path / "nope.txt", "zh")
