@@ -228,18 +228,35 @@ def check_system(lang: str) -> None:
 # Rendering --------------------------------------------------------------------------------------
 
 
+def passed_on(command: list[str]) -> tuple[int, list[str]]:
+    """Run ``command``, passing on each line it writes to stderr as it comes, indented, up to an error
+    or a traceback (the caller reports those); its exit code and every line."""
+    lines = []
+    with subprocess.Popen(command, cwd=PROJECT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          text=True) as process:
+        for line in process.stderr:
+            lines.append(line.rstrip("\n"))
+            if lines[-1].startswith(("error:", "Traceback")):
+                break
+            say(f"  {lines[-1]}")
+        lines.extend(line.rstrip("\n") for line in process.stderr)
+    return process.returncode, lines
+
+
 def build_trace(request: Request, work: Path) -> dict:
-    """The Trace, built in its own process (the scenes never load torch); UsageError if refused."""
+    """The Trace, built in its own process (the scenes never load torch); UsageError if refused.
+    What the process reports as it goes (training on a new corpus: a minute or more) is passed on."""
     path = work / "trace.json"
     command = [sys.executable, "-m", "model.cli", "trace", "--sentence", request.sentence,
                "--lang", request.lang, "--out", str(path)]
     if request.corpus:
         command += ["--corpus", request.corpus]
-    result = subprocess.run(command, cwd=PROJECT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    if result.returncode == USAGE_ERROR:
-        raise UsageError(result.stderr.strip().splitlines()[-1].removeprefix("error: "))
-    if result.returncode != 0:
-        raise RenderError(f"building the trace failed:\n{result.stderr.strip()}")
+    code, lines = passed_on(command)
+    if code == USAGE_ERROR:
+        raise UsageError(lines[-1].removeprefix("error: "))
+    if code != 0:
+        stderr = "\n".join(lines).strip()
+        raise RenderError(f"building the trace failed:\n{stderr}")
     return json.loads(path.read_text(encoding="utf-8"))
 
 

@@ -4,6 +4,7 @@ missing system pieces named before any rendering."""
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -172,6 +173,15 @@ def test_trace_of_an_english_corpus_without_lang_is_english(tmp_path, capsys):
 def test_chapters_are_numbers_and_ranges():
     assert [c.number for c in render.chapters_from("3-5,8")] == [3, 4, 5, 8]
     assert [c.number for c in render.chapters_from("9,1-2,2")] == [1, 2, 9]
+
+
+@pytest.mark.parametrize("ending", ["error: the sentence is empty", "Traceback (most recent call last):"])
+def test_the_trace_process_s_progress_is_passed_on_but_not_its_error(capsys, ending):
+    script = ("import sys; print('training on my.txt', file=sys.stderr, flush=True); "
+              f"print({ending!r}, file=sys.stderr); print('  detail', file=sys.stderr); sys.exit(2)")
+    code, lines = render.passed_on([sys.executable, "-c", script])
+    assert code == 2 and lines == ["training on my.txt", ending, "  detail"]
+    assert capsys.readouterr().err.splitlines() == ["  training on my.txt"]
 
 
 def test_an_output_path_that_is_a_file_or_under_one_is_refused(tmp_path, monkeypatch, capsys):
