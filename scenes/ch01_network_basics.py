@@ -9,7 +9,7 @@ from scenes.mobjects import Connections, NodeLayer, emphasise, fitted, label, pr
 from scenes.theme import role_colour
 
 TOP = 5  # predictions drawn as bars
-WORD_ROOM = (-6.9, -3.7)  # x from the frame's edge to an arrow's length before the input layer's values
+WORD_ROOM = (-6.8, -3.7)  # x from the title's left margin to an arrow's length before the input layer's values
 ARROW_ROOM = 0.7  # word → id → input layer: two arrows of the same length
 FRAME_BUFF = 0.1  # between the winning prediction's row and the frame around it
 INPUTS_AT = [-2.5, -0.2, 0]

@@ -600,6 +600,8 @@ def test_chapter_1_puts_the_word_its_id_and_the_input_layer_side_by_side(default
     for_the_scenes(trace, tmp_path, monkeypatch, lang)
     scene = run(NetworkBasics)
     assert side_by_side([scene.token, scene.id_box, scene.inputs])
+    title = next(m for m in scene.mobjects if isinstance(m, Text) and m.text.startswith(("第一章", "Chapter")))
+    assert scene.token.get_left()[0] >= title.get_left()[0] - 1e-6  # no nearer the frame's edge than the title
     assert all(on_screen(m) for m in [scene.token, scene.id_box, scene.inputs])
     room = scene.inputs.get_left()[0] - scene.token.get_left()[0]
     assert scene.id_box.get_left()[0] - scene.token.get_right()[0] >= 0.1 * room  # room for the arrows between
