@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from contextlib import contextmanager
 
-from manim import UL, FadeOut, ManimColor, MovingCameraScene, Text
+from manim import UL, FadeOut, ManimColor, MovingCameraScene, Text, config
 
 from scenes import source
 from scenes.mobjects import WeightGrid, label, number, written_cells
@@ -19,6 +19,9 @@ MIN_LINE_SECONDS = 2.0
 # Every chapter ends on its finished picture: a clip cut into a lecture does not stop mid-movement,
 # and the key frame (taken half a second before the end) shows the whole picture.
 END_HOLD_SECONDS = 1.0
+TITLE_BUFF = 0.3  # between the title and the frame's top-left corner
+LEFT_MARGIN = -config.frame_width / 2 + TITLE_BUFF  # where the title starts: nothing stands nearer the left edge
+RIGHT_MARGIN = -LEFT_MARGIN  # nor nearer the right edge
 
 
 class ExplainerScene(MovingCameraScene):
@@ -59,7 +62,7 @@ class ExplainerScene(MovingCameraScene):
         return WeightGrid(weights, rows, columns, numbers, cell=cell, word_size=word_size, causal=causal)
 
     def show_title(self):
-        title = label(self.say(self.title_key), 26).to_corner(UL, buff=0.3)
+        title = label(self.say(self.title_key), 26).to_corner(UL, buff=TITLE_BUFF)
         self.add(title)
         return title
 

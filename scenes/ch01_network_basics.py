@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from manim import DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, SurroundingRectangle, VGroup, Write
 
-from scenes.base import ExplainerScene
+from scenes.base import LEFT_MARGIN, ExplainerScene
 from scenes.mobjects import Connections, NodeLayer, emphasise, fitted, label, prediction_rows
 from scenes.theme import role_colour
 
 TOP = 5  # predictions drawn as bars
-WORD_ROOM = (-6.8, -3.7)  # x from the title's left margin to an arrow's length before the input layer's values
+WORD_ROOM = (LEFT_MARGIN, -3.7)  # x from the title's left edge to an arrow's length before the input layer's values
 ARROW_ROOM = 0.7  # word → id → input layer: two arrows of the same length
 FRAME_BUFF = 0.1  # between the winning prediction's row and the frame around it
 INPUTS_AT = [-2.5, -0.2, 0]

@@ -7,7 +7,7 @@ import numpy as np
 from manim import (DOWN, RIGHT, UP, Arrow, Create, CurvedArrow, FadeIn, FadeOut, FadeTransform, Rectangle, Transform,
                    VGroup)
 
-from scenes.base import ExplainerScene
+from scenes.base import LEFT_MARGIN, ExplainerScene
 from scenes.layout import drawn_slots
 from scenes.mobjects import NodeLayer, Plot, accuracy_curve, emphasise, fitted, label, size_to_fit
 from scenes.theme import role_colour
@@ -40,7 +40,7 @@ class RNNDilution(ExplainerScene):
 
     def word_going_in(self, t: int):
         """Word t left of the arrow into the state, ending where the arrow starts; long words shrink."""
-        return fitted(label(self.trace["tokens"][t], 32), 1.4).move_to(WORD_IN, aligned_edge=RIGHT)
+        return fitted(label(self.trace["tokens"][t], 32), WORD_IN[0] - LEFT_MARGIN).move_to(WORD_IN, aligned_edge=RIGHT)
 
     def show_one_word_in(self):
         self.title = self.show_title()

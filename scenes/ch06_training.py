@@ -9,7 +9,7 @@ import math
 from manim import (DOWN, DR, LEFT, RIGHT, UP, UR, Arrow, Create, FadeIn, FadeOut, FadeTransform, Line, Rectangle,
                    Text, Transform, VGroup)
 
-from scenes.base import ExplainerScene
+from scenes.base import LEFT_MARGIN, ExplainerScene
 from scenes.layout import drawn_slots
 from scenes.mobjects import (Connections, HeatGrid, NodeLayer, Plot, TokenRow, bar, column_labels, emphasise, fitted,
                              label, prediction_rows, size_to_fit)
@@ -233,6 +233,7 @@ class Training(ExplainerScene):
                 column.align_to(columns[0], UP)
         rows = VGroup(*(self.word(role, 18, role).next_to(columns[0][r + 1][0], LEFT, buff=0.35)
                         for r, role in enumerate(("query", "key"))))
+        VGroup(rows, columns).shift(RIGHT * max(0.0, LEFT_MARGIN - rows.get_left()[0]))
         equals = label("=", 30).move_to((columns[-2].get_right() + columns[-1].get_left()) / 2)
         with self.narration("ch06.copies", step=updates["step"]):
             self.play(FadeIn(rows), *(FadeIn(column[:2], shift=0.2 * DOWN) for column in columns[:-1]))

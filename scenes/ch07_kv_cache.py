@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from manim import (DOWN, RIGHT, UP, UR, Create, DashedVMobject, FadeIn, FadeOut, Line, RoundedRectangle,
+from manim import (DOWN, LEFT, RIGHT, UP, UR, Create, DashedVMobject, FadeIn, FadeOut, Line, RoundedRectangle,
                    SurroundingRectangle, VGroup)
 
-from scenes.base import ExplainerScene
+from scenes.base import RIGHT_MARGIN, ExplainerScene
 from scenes.layout import drawn_slots
 from scenes.mobjects import emphasise, fitted, label, legend, size_to_fit
 from scenes.theme import role_colour
@@ -131,7 +131,8 @@ class KVCache(ExplainerScene):
         self.numbers_on_screen[f"{'with' if cached else 'without'} cache total"] = count
         text = label(self.say("computed", count=count), 22, "input" if cached else "highlight")
         centre = PANELS["with_cache" if cached else "no_cache"]
-        return text.move_to([centre + PANEL_WIDTH / 2 - COUNT_WIDTH / 2, self.rows_bottom() - 0.5, 0])
+        text.move_to([centre + PANEL_WIDTH / 2 - COUNT_WIDTH / 2, self.rows_bottom() - 0.5, 0])
+        return text.shift(LEFT * max(0.0, text.get_right()[0] - RIGHT_MARGIN))
 
     def count_the_waste(self):
         without, with_cache = self.kv["projections_without_cache"], self.kv["projections_with_cache"]

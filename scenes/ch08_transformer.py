@@ -6,7 +6,7 @@ from __future__ import annotations
 from manim import (DOWN, LEFT, RIGHT, UP, Arrow, ArcBetweenPoints, Circle, Create, FadeIn, FadeOut, FadeTransform,
                    SurroundingRectangle, VGroup)
 
-from scenes.base import ExplainerScene
+from scenes.base import LEFT_MARGIN, ExplainerScene
 from scenes.layout import drawn_slots
 from scenes.mobjects import (NumberGrid, Plot, accuracy_curve, column_labels, drawn_characters, emphasise, label,
                              row_peaks)
@@ -61,8 +61,8 @@ class TransformerContributions(ExplainerScene):
         self.title = self.show_title()
         steps = self.trace["sequential"]
         self.rnn, self.attention = self.word_row(ROWS["rnn"], "key"), self.word_row(ROWS["attention"], "query")
-        names = VGroup(label("RNN", 22, "key").move_to([-6.2, ROWS["rnn"], 0]),
-                       label("Attention", 22, "query").move_to([-6.2, ROWS["attention"], 0]))
+        names = VGroup(label("RNN", 22, "key").move_to([LEFT_MARGIN, ROWS["rnn"], 0], aligned_edge=LEFT),
+                       label("Attention", 22, "query").move_to([LEFT_MARGIN, ROWS["attention"], 0], aligned_edge=LEFT))
         self.chain = VGroup(*(Arrow(a[0].get_right(), b[0].get_left(), buff=0.05, color=role_colour("key"),
                                     stroke_width=3) for a, b in zip(self.rnn, self.rnn[1:])))
         self.heading = self.word("sequential", 16, "muted").move_to([COUNT_X, 2.6, 0])

@@ -423,8 +423,11 @@ def test_a_full_run_narrates_as_many_lines_as_the_progress_total_says_and_draws_
         from_nothing.extend(filter(None, map(grown_from_nothing, animations)))
         chapter.play(self, *animations, **kwargs)
         drawn.update((id(part), part) for mobject in self.mobjects for part in mobject.get_family())
+        outside.update(beyond_the_margins(self))
 
+    outside = set()
     assert len(run(chapter, play=play).spoken) == chapter.narration_lines
+    assert not outside
     colours = {str(ManimColor(getattr(theme(), f.name))) for f in fields(Theme) if f.name != "font"}
     assert {str(colour) for colour in flashes} <= colours  # never Manim's own pure yellow
     assert not morphs  # a label that changes cross-fades
@@ -436,6 +439,41 @@ def test_a_full_run_narrates_as_many_lines_as_the_progress_total_says_and_draws_
         (m.get_stroke_width() > 0.01 and m.get_stroke_opacity() > 0 and m.get_stroke_color() == white)
         or (m.is_closed() and m.get_fill_opacity() > 0 and m.get_fill_color() == white))}
     assert not unthemed
+
+
+def beyond_the_margins(scene) -> set[str]:
+    """What the scene shows nearer the frame's left or right edge than the title stands from the left
+    (texts whole, not their glyphs), while the camera shows the whole frame."""
+    from scenes.base import LEFT_MARGIN, RIGHT_MARGIN
+
+    if scene.camera.frame.height < 7.99:  # chapter 5's close-up
+        return set()
+    parts = [part for mobject in scene.mobjects for part in mobject.get_family()]
+    glyphs = {id(glyph) for text in parts if isinstance(text, Text) for glyph in text.get_family()[1:]}
+    found = set()
+    for part in parts:
+        if id(part) in glyphs or not (isinstance(part, Text) or part.has_points()):
+            continue
+        visible = part.get_fill_opacity() > 0 or part.get_stroke_opacity() > 0
+        if visible and not LEFT_MARGIN - 1e-3 <= part.get_left()[0] <= part.get_right()[0] <= RIGHT_MARGIN + 1e-3:
+            found.add(f"{type(part).__name__} {getattr(part, 'text', '')}".strip())
+    return found
+
+
+@pytest.mark.parametrize("chapter", [NetworkBasics, ScaleProblem, RNNDilution, AttentionNodes, MultiCopyInference,
+                                     Training, KVCache, TransformerContributions, SqrtDk, MultiHead,
+                                     EncoderDecoder])
+def test_a_long_english_sentence_keeps_clear_of_the_frame_s_sides(tmp_path, monkeypatch, chapter):
+    traced("the fox today daily mornings nightly also always constantly often frequently outside likes to catch "
+           "chickens", tmp_path, monkeypatch, "en")
+    outside = set()
+
+    def play(self, *animations, **kwargs):
+        chapter.play(self, *animations, **kwargs)
+        outside.update(beyond_the_margins(self))
+
+    run(chapter, play=play)
+    assert not outside
 
 
 def test_the_query_word_is_a_class_attribute(scene_trace, default_trace):
