@@ -125,15 +125,26 @@ class Training(ExplainerScene):
                    self.shown("p end", end["target_probability"], 3, 16, "output")).arrange(RIGHT, buff=0.15),
         ).arrange(DOWN, aligned_edge=LEFT, buff=0.12).next_to(weight_axes[0], UP, buff=0.25)
         self.numbers_on_screen["loss start"] = history[0]["loss"]
+        learned, learned_p = self.trace["attention"]["predictions"][self.training["query_index"]][0]
         with self.narration("ch06.history", steps=steps[-1], start=f"{history[0]['loss']:.2f}", end=f"{end['loss']:.2f}"):
             self.play(FadeIn(loss_axes))
             self.play(Create(loss[0]), run_time=2.5)
             self.play(FadeIn(loss_end))
-        with self.narration("ch06.alone" if self.alone else "ch06.need", p=f"{end['target_probability']:.3f}",
-                            start=f"{history[0]['key_weight']:.2f}", end=f"{end['key_weight']:.3f}", **names):
+        with self.narration(self.learning_line(), p=f"{end['target_probability']:.3f}",
+                            start_p=f"{history[0]['target_probability']:.3f}", start=f"{history[0]['key_weight']:.2f}",
+                            end=f"{end['key_weight']:.3f}", learned=learned, learned_p=f"{learned_p:.3f}", **names):
             self.play(FadeIn(weight_axes), FadeIn(frozen))
             self.play(Create(weight[0]), Create(probability[0]), run_time=3)
             self.play(FadeIn(tags))
+
+    def learning_line(self) -> str:
+        """What training did for the target: the word before it alone (no choice to learn), the
+        target rising with the key word's weight, or the target falling (the corpus teaches another)."""
+        history = self.training["history"]
+        if self.alone:
+            return "ch06.alone"
+        falls = history[-1]["target_probability"] < history[0]["target_probability"]
+        return "ch06.need_other" if falls else "ch06.need"
 
     def frozen_region(self, plot: Plot) -> VGroup:
         """The first steps, in which Query and Key were held still while the rest learned."""

@@ -610,12 +610,25 @@ def test_chapter_5_fits_long_words_under_their_copies(long_sentence, tmp_path, m
 
 def test_a_two_word_sentence_is_not_said_to_choose_among_words(tmp_path, monkeypatch):
     trace = traced("猫喜欢", tmp_path, monkeypatch)  # 喜欢 is predicted from 猫 alone
-    p = f"{trace['training']['history'][-1]['target_probability']:.3f}"
+    history = trace["training"]["history"]
     chapter_5 = run(MultiCopyInference).spoken
     assert chapter_5[-1] == STRINGS["zh"]["ch05.alone"].format(key="猫", weight="1.00")
     chapter_6 = run(Training)
-    assert STRINGS["zh"]["ch06.alone"].format(query="猫", target="喜欢", p=p) in chapter_6.spoken
+    said = STRINGS["zh"]["ch06.alone"].format(query="猫", target="喜欢", start_p=f"{history[0]['target_probability']:.3f}",
+                                              p=f"{history[-1]['target_probability']:.3f}")
+    assert said in chapter_6.spoken
     assert not any(name.startswith("score") for name in chapter_6.numbers_on_screen)  # no Q·K race of one
+
+
+def test_chapter_6_says_a_target_the_corpus_does_not_teach_falls(tmp_path, monkeypatch):
+    trace = traced("猫喜欢抓飞盘", tmp_path, monkeypatch)  # in the corpus the cat catches mice
+    history = trace["training"]["history"]
+    assert history[-1]["target_probability"] < history[0]["target_probability"]
+    learned, learned_p = trace["attention"]["predictions"][2][0]
+    spoken = run(Training).spoken
+    line = next(line for line in spoken if "「飞盘」的概率" in line)
+    assert "降到" in line and f"「{learned}」（{learned_p:.3f}）" in line and learned == "老鼠"
+    assert not any("跟着升到" in line for line in spoken)
 
 
 @pytest.mark.parametrize("sentence", ["猫喜欢", "猫喜欢抓老鼠", "狐狸每天早上偷偷喜欢抓鸡"])
