@@ -138,13 +138,14 @@ class Training(ExplainerScene):
             self.play(FadeIn(tags))
 
     def learning_line(self) -> str:
-        """What training did for the target: the word before it alone (no choice to learn), the
-        target rising with the key word's weight, or the target falling (the corpus teaches another)."""
+        """What training did for the target: the word before it alone (no choice to learn), the target
+        falling (the corpus teaches another), or rising with the weight on the key word (or on itself)."""
         history = self.training["history"]
         if self.alone:
             return "ch06.alone"
-        falls = history[-1]["target_probability"] < history[0]["target_probability"]
-        return "ch06.need_other" if falls else "ch06.need"
+        if history[-1]["target_probability"] < history[0]["target_probability"]:
+            return "ch06.need_other"
+        return "ch06.need_self" if self.training["key_index"] == self.training["query_index"] else "ch06.need"
 
     def frozen_region(self, plot: Plot) -> VGroup:
         """The first steps, in which Query and Key were held still while the rest learned."""

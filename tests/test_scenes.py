@@ -631,6 +631,16 @@ def test_chapter_6_says_a_target_the_corpus_does_not_teach_falls(tmp_path, monke
     assert not any("跟着升到" in line for line in spoken)
 
 
+def test_chapter_6_says_a_word_that_weighs_itself_most_needs_its_own_information(default_trace, tmp_path,
+                                                                                    monkeypatch):
+    trace = copy.deepcopy(default_trace)  # as for "the teacher often reads books" on a user corpus: reads → reads
+    trace["training"]["key_index"] = trace["training"]["query_index"]
+    for_the_scenes(trace, tmp_path, monkeypatch, "zh")
+    spoken = run(Training).spoken
+    line = next(line for line in spoken if "的概率跟着升到" in line)
+    assert "「抓」最需要的是它自己的信息" in line and "「抓」需要「抓」" not in line
+
+
 @pytest.mark.parametrize("sentence", ["猫喜欢", "猫喜欢抓老鼠", "狐狸每天早上偷偷喜欢抓鸡"])
 def test_chapter_5_s_close_up_cuts_nothing_in_half(sentence, tmp_path, monkeypatch):
     traced(sentence, tmp_path, monkeypatch)
