@@ -235,11 +235,12 @@ def head_behaviour(model, vocab: Vocab, corpus: Corpus) -> list[dict]:
 
     Three shares of a head's weight, averaged over up to 500 sentences of four or more words:
     ``subject`` — from the word before the last (whose prediction is the last word) onto the
-    subject (the story's subject noun; in another corpus, the first word); ``previous`` — from every
-    word from the third on onto the word before it; ``itself`` — from those words onto themselves.
-    A head is labelled by its largest share.
+    story's subject noun (in another corpus ``first``: onto the first word); ``previous`` — from
+    every word from the third on onto the word before it; ``itself`` — from those words onto
+    themselves. A head is labelled by its largest share.
     """
-    subject = len(STORIES[corpus.lang].subjects[0]) - 1 if is_story_corpus(corpus, vocab) else 0
+    story = is_story_corpus(corpus, vocab)
+    subject = len(STORIES[corpus.lang].subjects[0]) - 1 if story else 0
     sentences = [s for s in corpus.sentences if len(s) >= 4][:500]
     shares = torch.zeros(model.config.heads, 3)
     for sentence in sentences:
@@ -250,6 +251,6 @@ def head_behaviour(model, vocab: Vocab, corpus: Corpus) -> list[dict]:
         shares[:, 1] += weights[:, rows, rows - 1].mean(dim=1)
         shares[:, 2] += weights[:, rows, rows].mean(dim=1)
     shares /= len(sentences)
-    names = ("subject", "previous", "itself")
+    names = ("subject" if story else "first", "previous", "itself")
     return [{"head": h, "looks_at": names[int(shares[h].argmax())],
              "shares": dict(zip(names, shares[h].tolist()))} for h in range(model.config.heads)]

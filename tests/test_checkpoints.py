@@ -105,3 +105,13 @@ def test_a_damaged_cached_checkpoint_is_reported_and_retrained(monkeypatch, smal
     models.load_models(small_corpus)
     assert "does not match its hash manifest" in capsys.readouterr().err
     assert load_checkpoint(path, small_corpus.digest)
+
+
+def test_the_heads_of_another_corpus_are_measured_on_its_first_word_not_a_subject(monkeypatch, tmp_path):
+    fast(monkeypatch)
+    path = tmp_path / "teachers.txt"
+    path.write_text("".join(f"the {who} often {does} {what}\n" for who in ("teacher", "farmer", "baker")
+                            for does in ("reads", "sells", "finds") for what in ("books", "eggs", "maps")),
+                    encoding="utf-8")
+    heads = models.load_models(load_corpus(path, "en")).head_behaviour
+    assert heads and all(set(head["shares"]) == {"first", "previous", "itself"} for head in heads)
