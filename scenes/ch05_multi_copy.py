@@ -106,8 +106,8 @@ class MultiCopyInference(ExplainerScene):
                              for j, weight in zip(self.positions, self.weights)))
         sums = [sum(row[j] for j in words) for words in self.gap_words]  # a run of middle words: together
         self.shared = VGroup(*(self.shown(f"weight {words.start}-{words.stop - 1}", total, digits=3, size=20,
-                                     role="highlight").move_to([gap.get_x(), self.weights[0].get_y(), 0])
-                          for words, total, gap in zip(self.gap_words, sums, self.gaps)))
+                                          role="highlight").move_to([gap.get_x(), self.weights[0].get_y(), 0])
+                               for words, total, gap in zip(self.gap_words, sums, self.gaps)))
         self.shared_bars = VGroup(*(bar(total, BAR_HEIGHT, width=0.35).next_to(text, UP, buff=0.1)
                                     for total, text in zip(sums, self.shared)))
         with self.narration("ch05.softmax"):

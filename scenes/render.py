@@ -154,6 +154,7 @@ def check_output_options(args) -> None:
 
 
 def chapters_from(value: str | None) -> tuple[Chapter, ...]:
+    """The chapters of --chapters: numbers and ranges separated by commas ("1,4-6")."""
     if value is None:
         return CHAPTERS
     numbers = []
@@ -164,13 +165,13 @@ def chapters_from(value: str | None) -> tuple[Chapter, ...]:
         except ValueError:
             raise UsageError(f"--chapters {value!r}: give numbers separated by commas, or a range, e.g. 4,5 or "
                              "3-6") from None
+        unknown = [n for n in (low, high) if n not in BY_NUMBER]
+        if unknown:
+            available = ", ".join(str(c.number) for c in CHAPTERS)
+            raise UsageError(f"no chapter {unknown[0]}: the chapters are {available} (./render.sh list)")
         if low > high:
             raise UsageError(f"--chapters {value!r}: a range runs from low to high, e.g. 3-6")
         numbers.extend(range(low, high + 1))
-    unknown = [n for n in numbers if n not in BY_NUMBER]
-    if unknown:
-        available = ", ".join(str(c.number) for c in CHAPTERS)
-        raise UsageError(f"no chapter {unknown[0]}: the chapters are {available} (./render.sh list)")
     return tuple(BY_NUMBER[n] for n in sorted(set(numbers)))
 
 
@@ -234,12 +235,16 @@ def passed_on(command: list[str]) -> tuple[int, list[str]]:
     lines = []
     with subprocess.Popen(command, cwd=PROJECT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                           text=True) as process:
-        for line in process.stderr:
-            lines.append(line.rstrip("\n"))
-            if lines[-1].startswith(("error:", "Traceback")):
-                break
-            say(f"  {lines[-1]}")
-        lines.extend(line.rstrip("\n") for line in process.stderr)
+        try:
+            for line in process.stderr:
+                lines.append(line.rstrip("\n"))
+                if lines[-1].startswith(("error:", "Traceback")):
+                    break
+                say(f"  {lines[-1]}")
+            lines.extend(line.rstrip("\n") for line in process.stderr)
+        except BaseException:  # interrupted: stop it too, as subprocess.run does
+            process.kill()
+            raise
     return process.returncode, lines
 
 

@@ -4,6 +4,7 @@ missing system pieces named before any rendering."""
 
 import json
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -114,6 +115,7 @@ BAD_FLAGS = [
     (["--chapters", "4,,5"], "numbers separated by commas"),
     (["--chapters", "6-4"], "a range runs from low to high"),
     (["--chapters", "9-12"], "no chapter 12"),
+    (["--chapters", "1-99999999999"], "no chapter 99999999999"),  # refused before counting up to it
     (["--chapters", "3-"], "or a range"),
     (["--quality", "x"], "unknown quality"),
     (["--quality", ""], "unknown quality"),
@@ -182,6 +184,28 @@ def test_the_trace_process_s_progress_is_passed_on_but_not_its_error(capsys, end
     code, lines = render.passed_on([sys.executable, "-c", script])
     assert code == 2 and lines == ["training on my.txt", ending, "  detail"]
     assert capsys.readouterr().err.splitlines() == ["  training on my.txt"]
+
+
+def test_an_interrupted_render_stops_the_trace_process_too(monkeypatch, tmp_path):
+    def interrupted(message):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(render, "say", interrupted)  # Ctrl-C while the trace process trains
+    pid = tmp_path / "pid"
+    script = (f"import os, sys, time; open({str(pid)!r}, 'w').write(str(os.getpid())); "
+              "print('training', file=sys.stderr, flush=True); time.sleep(600)")
+    def left_running(signum, frame):
+        raise AssertionError("the trace process was left running after the interrupt")
+
+    signal.signal(signal.SIGALRM, left_running)
+    signal.alarm(20)  # not a speed bar: without the kill, passed_on waits out the 600 s sleep
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            render.passed_on([sys.executable, "-c", script])
+    finally:
+        signal.alarm(0)
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(pid.read_text()), 0)
 
 
 def test_an_output_path_that_is_a_file_or_under_one_is_refused(tmp_path, monkeypatch, capsys):
