@@ -614,8 +614,8 @@ def test_a_two_word_sentence_is_not_said_to_choose_among_words(tmp_path, monkeyp
     chapter_5 = run(MultiCopyInference).spoken
     assert chapter_5[-1] == STRINGS["zh"]["ch05.alone"].format(key="猫", weight="1.00")
     chapter_6 = run(Training)
-    said = STRINGS["zh"]["ch06.alone"].format(query="猫", target="喜欢", start_p=f"{history[0]['target_probability']:.3f}",
-                                              p=f"{history[-1]['target_probability']:.3f}")
+    start, end = (f"{row['target_probability']:.3f}" for row in (history[0], history[-1]))
+    said = STRINGS["zh"]["ch06.alone"].format(query="猫", target="喜欢", start_p=start, p=end)
     assert said in chapter_6.spoken
     assert not any(name.startswith("score") for name in chapter_6.numbers_on_screen)  # no Q·K race of one
 
