@@ -147,13 +147,17 @@ def default_language(sentence: str | None, corpus: str | Path | None) -> str:
     sentence's, else zh (the story's own language)."""
     if corpus is not None:
         try:
-            lines = Path(corpus).read_text(encoding="utf-8").splitlines()
+            sentences = sentence_lines(Path(corpus).read_text(encoding="utf-8-sig"))
         except (OSError, UnicodeDecodeError):
-            lines = []  # load_corpus says what is wrong with the file
-        sentences = [line for line in lines if not line.lstrip().startswith("#")]
-        if any(line.strip() for line in sentences):
+            sentences = []  # load_corpus says what is wrong with the file
+        if sentences:
             return written_language("".join(sentences))
     return "zh" if sentence is None else written_language(sentence)
+
+
+def sentence_lines(text: str) -> list[str]:
+    """A corpus file's sentences: its lines but blank ones and comments (starting with "#")."""
+    return [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
 
 
 @dataclass(frozen=True)
@@ -196,11 +200,7 @@ def load_corpus(path: str | Path, lang: str) -> Corpus:
         raise CorpusError(f"corpus {path} is not UTF-8 text (byte {error.start}): save it as UTF-8") from None
     if "\x00" in text:
         raise CorpusError(f"corpus {path} contains NUL bytes: it must be plain UTF-8 text")
-    sentences = tuple(
-        tuple(line.split())
-        for line in text.splitlines()
-        if line.strip() and not line.lstrip().startswith("#")
-    )
+    sentences = tuple(tuple(line.split()) for line in sentence_lines(text))
     if not sentences:
         raise CorpusError(f"corpus {path} has no sentences: write one sentence per line, words separated by spaces")
     if len(sentences) < MIN_SENTENCES:
