@@ -54,8 +54,15 @@ class RenderError(RuntimeError):
     """A chapter failed to render."""
 
 
+SAYING = threading.Lock()
+
+
 def say(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
+    """One line on stderr, whole: chapters render in threads, and print() writes the line and its
+    newline separately, so two threads' lines could run into one."""
+    with SAYING:
+        sys.stderr.write(message + "\n")
+        sys.stderr.flush()
 
 
 # Flags ------------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -53,6 +54,29 @@ def test_an_unchanged_rerun_reuses_the_clip(rendered):
     result = render("--chapters", "5", "--out", str(out), "--sentence", "狗喜欢抓飞盘", cwd=out.parent)
     assert result.returncode == 0 and "unchanged, reused" in result.stderr
     assert (out / "05-multi-copy-inference.mp4").stat().st_mtime_ns == before
+
+
+def test_progress_lines_from_chapters_rendering_side_by_side_stay_whole(capsys):
+    from scenes import render
+
+    usual = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible, between any two writes
+
+    def chapter(number):
+        for step in range(300):
+            render.say(f"  chapter {number}: step {step}")
+
+    try:
+        threads = [threading.Thread(target=chapter, args=(n,)) for n in range(1, 9)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(usual)
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 8 * 300
+    assert all(line.startswith("  chapter ") and line.count("chapter") == 1 for line in lines)
 
 
 def test_joined_subtitles_shift_each_chapter_by_the_ones_before(tmp_path):
