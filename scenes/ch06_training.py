@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from manim import (DOWN, DR, LEFT, RIGHT, UP, UR, Arrow, Create, FadeIn, FadeOut, FadeTransform, Line, Rectangle,
+from manim import (DOWN, DR, LEFT, RIGHT, UP, UR, Create, CurvedArrow, FadeIn, FadeOut, FadeTransform, Line, Rectangle,
                    Text, Transform, VGroup)
 
 from scenes.base import LEFT_MARGIN, ExplainerScene
@@ -94,10 +94,12 @@ class Training(ExplainerScene):
 
     def send_back(self):
         back = [Connections(b, a) for a, b in zip(self.layers, self.layers[1:])]
-        arrow = Arrow(self.target.get_left(), self.guesses.get_right() + 0.1 * RIGHT, buff=0.2,
-                      color=role_colour("highlight"))
+        # into the output layer, under the predictions: aimed at them, it pointed at one of the rows
+        output = self.layers[-1]
+        self.difference = CurvedArrow(self.gap.get_bottom() + 0.15 * DOWN, output.get_bottom() + 0.15 * RIGHT,
+                                      angle=-math.pi / 4, color=role_colour("highlight"))
         with self.narration("ch06.back"):
-            self.play(Create(arrow))
+            self.play(Create(self.difference))
             self.play(back[1].flow("highlight"), run_time=1.0)
             self.play(back[0].flow("highlight"), run_time=1.0)
 

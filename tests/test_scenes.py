@@ -5,7 +5,7 @@ import math
 from dataclasses import fields
 
 import pytest
-from manim import (RIGHT, Indicate, ManimColor, MarkupText, ReplacementTransform, Text, Transform, TransformFromCopy,
+from manim import (DL, RIGHT, UR, Indicate, ManimColor, MarkupText, ReplacementTransform, Text, Transform, TransformFromCopy,
                    VMobject, tempconfig)
 
 from scenes.ch01_network_basics import NetworkBasics
@@ -639,6 +639,20 @@ def test_chapter_6_says_a_word_that_weighs_itself_most_needs_its_own_information
     spoken = run(Training).spoken
     line = next(line for line in spoken if "的概率跟着升到" in line)
     assert "「抓」最需要的是它自己的信息" in line and "「抓」需要「抓」" not in line
+
+
+@pytest.mark.parametrize("sentence, lang", [("猫喜欢抓老鼠", "zh"), ("the cat likes to catch mice", "en")])
+def test_chapter_6_sends_the_difference_back_into_the_output_layer_past_the_predictions(sentence, lang, tmp_path,
+                                                                                       monkeypatch):
+    traced(sentence, tmp_path, monkeypatch, lang)  # the target is not among the untrained top 5: no row is "it"
+    scene = run(Training)
+    arrow, output, rows = scene.difference, scene.layers[-1], scene.guesses
+
+    def inside(point, mobject, margin=0.0):
+        return all(mobject.get_corner(DL)[i] - margin <= point[i] <= mobject.get_corner(UR)[i] + margin for i in (0, 1))
+
+    assert inside(arrow.get_end(), output, margin=0.35)
+    assert not any(inside(arrow.point_from_proportion(t / 50), rows) for t in range(51))
 
 
 @pytest.mark.parametrize("sentence", ["猫喜欢", "猫喜欢抓老鼠", "狐狸每天早上偷偷喜欢抓鸡"])
