@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from contextlib import contextmanager
 
-from manim import UL, FadeOut, ManimColor, MovingCameraScene, Text, config
+from manim import UL, UP, FadeOut, ManimColor, Mobject, MovingCameraScene, Text, config
 
 from scenes import source
 from scenes.mobjects import WeightGrid, label, number, written_cells
@@ -65,6 +65,19 @@ class ExplainerScene(MovingCameraScene):
         title = label(self.say(self.title_key), 26).to_corner(UL, buff=TITLE_BUFF)
         self.add(title)
         return title
+
+    def keep_below_title(self, group: Mobject) -> Mobject:
+        """Move ``group`` down, if it stands under the title nearer than TITLE_BUFF (a long sentence's
+        grid grows up to it), shrinking it if the room down to the frame's bottom runs out."""
+        title = self.title
+        if group.get_left()[0] > title.get_right()[0]:
+            return group
+        top, bottom = title.get_bottom()[1] - TITLE_BUFF, -config.frame_height / 2 + TITLE_BUFF
+        if group.get_top()[1] > top:
+            if group.height > top - bottom:
+                group.scale_to_fit_height(top - bottom)
+            group.shift((top - group.get_top()[1]) * UP)
+        return group
 
     def clear_stage(self):
         """Fade out everything but the title, before the next step."""

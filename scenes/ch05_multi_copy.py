@@ -131,7 +131,7 @@ class MultiCopyInference(ExplainerScene):
     def predict(self):
         word, p = self.trace["attention"]["predictions"][self.query][0]
         guess = VGroup(label(word, 30, "output"), self.shown("p prediction", p, 4, 20, "output"))
-        guess.arrange(RIGHT, buff=0.25).move_to([0, 3.1, 0])
+        self.keep_below_title(guess.arrange(RIGHT, buff=0.25).move_to([0, 3.1, 0]))
         arrow = Arrow(self.total.get_top(), guess.get_bottom(), buff=0.08, color=role_colour("output"))
         with self.narration("ch05.predict", word=word, p=f"{p:.4f}"):
             self.play(FadeIn(arrow), FadeIn(guess, shift=0.2 * UP))

@@ -84,21 +84,23 @@ class EncoderDecoder(ExplainerScene):
         self.encoder_grid = self.grid("encoder", self.pair["encoder_weights"], source, source, False,
                                       min(0.62, HALF / len(source)))
         self.encoder_grid.move_to([-3.6, -0.3, 0])
-        title = VGroup(self.word("encoder", 22), self.word("self_attention", 20, "key")).arrange(RIGHT, buff=0.3)
-        title.next_to(self.encoder_grid, UP, buff=0.25)
+        heading = VGroup(self.word("encoder", 22), self.word("self_attention", 20, "key")).arrange(RIGHT, buff=0.3)
+        heading.next_to(self.encoder_grid, UP, buff=0.25)
+        self.keep_below_title(VGroup(heading, self.encoder_grid))
         line = {"sentence": "ch11.encode", "twin": "ch11.encode_twin", "default": "ch11.encode_default"}
         with self.narration(line[self.pair["source_from"]], source="".join(source)):
-            self.play(FadeIn(title), FadeIn(self.encoder_grid))
+            self.play(FadeIn(heading), FadeIn(self.encoder_grid))
 
     def decode_under_the_mask(self):
         target = self.pair["target_tokens"]
         cell = min(0.62, HALF / len(target))
         self.decoder_grid = self.grid("decoder", self.pair["decoder_weights"], target, ["<s>"] + target[:-1], True, cell)
         self.decoder_grid.move_to([3.4, -0.3, 0])
-        title = VGroup(self.word("decoder", 22), self.word("masked_self_attention", 20, "query")).arrange(RIGHT, buff=0.3)
-        title.next_to(self.decoder_grid, UP, buff=0.25)
+        heading = VGroup(self.word("decoder", 22), self.word("masked_self_attention", 20, "query"))
+        heading.arrange(RIGHT, buff=0.3).next_to(self.decoder_grid, UP, buff=0.25)
+        self.keep_below_title(VGroup(heading, self.decoder_grid))
         with self.narration("ch11.decode"):
-            self.play(FadeIn(title), FadeIn(self.decoder_grid.column_labels))
+            self.play(FadeIn(heading), FadeIn(self.decoder_grid.column_labels))
             for i in range(len(target)):
                 self.play(FadeIn(self.decoder_grid.row_labels[i], shift=0.2 * RIGHT),
                           FadeIn(self.decoder_grid.cells[i]), run_time=0.6)
@@ -108,12 +110,13 @@ class EncoderDecoder(ExplainerScene):
         source, target = self.pair["source_tokens"], self.pair["target_tokens"]
         self.cross = self.grid("cross", self.pair["cross_weights"], target, source, False, min(0.75, 5.2 / len(target)))
         self.cross.move_to([-1.0, -0.4, 0])
-        title = self.word("cross_attention", 22, "highlight").next_to(self.cross, UP, buff=0.25)
+        heading = self.word("cross_attention", 22, "highlight").next_to(self.cross, UP, buff=0.25)
+        self.keep_below_title(VGroup(heading, self.cross))
         peaks = VGroup(*(SurroundingRectangle(self.cross.cell(i, j), buff=0.02, color=role_colour("output"),
                                               stroke_width=4)
                          for i, j in enumerate(row_peaks(self.pair["cross_weights"]))))
         with self.narration("ch11.cross"):
-            self.play(FadeIn(title), FadeIn(self.cross))
+            self.play(FadeIn(heading), FadeIn(self.cross))
             self.play(Create(peaks), run_time=1.5)
 
     def focus_on_the_object(self):

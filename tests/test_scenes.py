@@ -423,7 +423,7 @@ def test_a_full_run_narrates_as_many_lines_as_the_progress_total_says_and_draws_
         from_nothing.extend(filter(None, map(grown_from_nothing, animations)))
         chapter.play(self, *animations, **kwargs)
         drawn.update((id(part), part) for mobject in self.mobjects for part in mobject.get_family())
-        outside.update(beyond_the_margins(self))
+        outside.update(beyond_the_margins(self) | crowding_the_title(self))
 
     outside = set()
     assert len(run(chapter, play=play).spoken) == chapter.narration_lines
@@ -460,17 +460,35 @@ def beyond_the_margins(scene) -> set[str]:
     return found
 
 
+def crowding_the_title(scene, gap: float = 0.15) -> set[str]:
+    """What the scene shows within ``gap`` of the title (texts whole, not their glyphs)."""
+    title = getattr(scene, "title", None)
+    if title not in scene.mobjects or scene.camera.frame.height < 7.99:
+        return set()
+    parts = [part for mobject in scene.mobjects if mobject is not title for part in mobject.get_family()]
+    glyphs = {id(glyph) for text in parts if isinstance(text, Text) for glyph in text.get_family()[1:]}
+    found = set()
+    for part in parts:
+        if id(part) in glyphs or not (isinstance(part, Text) or part.has_points()):
+            continue
+        visible = part.get_fill_opacity() > 0 or part.get_stroke_opacity() > 0
+        if visible and all(part.get_corner(DL)[i] < title.get_corner(UR)[i] + gap
+                           and part.get_corner(UR)[i] > title.get_corner(DL)[i] - gap for i in (0, 1)):
+            found.add(f"{type(part).__name__} {getattr(part, 'text', '')}".strip())
+    return found
+
+
 @pytest.mark.parametrize("chapter", [NetworkBasics, ScaleProblem, RNNDilution, AttentionNodes, MultiCopyInference,
                                      Training, KVCache, TransformerContributions, SqrtDk, MultiHead,
                                      EncoderDecoder])
-def test_a_long_english_sentence_keeps_clear_of_the_frame_s_sides(tmp_path, monkeypatch, chapter):
+def test_a_long_english_sentence_keeps_clear_of_the_frame_s_sides_and_the_title(tmp_path, monkeypatch, chapter):
     traced("the fox today daily mornings nightly also always constantly often frequently outside likes to catch "
            "chickens", tmp_path, monkeypatch, "en")
     outside = set()
 
     def play(self, *animations, **kwargs):
         chapter.play(self, *animations, **kwargs)
-        outside.update(beyond_the_margins(self))
+        outside.update(beyond_the_margins(self) | crowding_the_title(self))
 
     run(chapter, play=play)
     assert not outside
