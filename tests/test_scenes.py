@@ -268,6 +268,22 @@ def test_the_formula_typesets_its_notation_and_finds_its_parts_by_their_glyphs()
     assert sub_k.get_bottom()[1] < d.get_bottom()[1] - 0.02  # a subscript k
 
 
+@pytest.mark.parametrize("text, root, covered, after", [(FORMULA, "√", "d_k", ") V"), ("Σ / √6 =", "√", "6", "="),
+                                                       ("第九章  为什么要除以 √d_k", "√", "d_k", None)])
+def test_a_root_s_bar_reaches_over_what_it_takes_the_root_of_and_no_further(text, root, covered, after):
+    from manim import Text
+
+    from scenes.mobjects import label
+    from scenes.theme import font_for
+
+    written, plain = label(text, 30), Text("√", font=font_for("√"), font_size=30)
+    sign, last = glyphs(written, text, root)[0], glyphs(written, text, covered)[-1]
+    assert sign.get_right()[0] > last.get_right()[0]
+    assert sign.height == pytest.approx(plain.height, abs=1e-6)  # lengthened, not thickened
+    if after:
+        assert sign.get_right()[0] < glyphs(written, text, after)[0].get_left()[0]
+
+
 def test_column_labels_that_must_shrink_a_little_shrink_alike():
     from scenes.mobjects import column_labels, label
 

@@ -17,7 +17,7 @@ from xml.sax.saxutils import escape
 
 import numpy as np
 from manim import (DOWN, LEFT, PI, RIGHT, UP, AnimationGroup, Circle, Create, FadeIn, Indicate, LaggedStart, Line,
-                   MarkupText, Mobject, Rectangle, ShowPassingFlash, Text, VGroup)
+                   MarkupText, Mobject, Rectangle, ShowPassingFlash, Text, VGroup, VMobject)
 
 from scenes.theme import font_for, role_colour, value_colour
 
@@ -27,14 +27,43 @@ NOTATION = {"d_k": "d<sub>k</sub>", "K^T": "K<sup>T</sup>"}  # written plainly i
 
 def label(text: str, size: float = 22, role: str = "text") -> Text | MarkupText:
     """Text in the theme's font, checked for missing glyphs, in the colour of a role; the notation
-    d_k and K^T is typeset with a subscript k and a superscript T."""
+    d_k and K^T is typeset with a subscript k and a superscript T, and a √ covers its root."""
     font, colour = font_for(text), role_colour(role)
     if not any(plain in text for plain in NOTATION):
-        return Text(text, font=font, font_size=size, color=colour)
+        return over_roots(Text(text, font=font, font_size=size, color=colour), text)
     markup = escape(text)
     for plain, typeset in NOTATION.items():
         markup = markup.replace(plain, typeset)
-    return MarkupText(markup, font=font, font_size=size, color=colour)
+    return over_roots(MarkupText(markup, font=font, font_size=size, color=colour), text)
+
+
+def over_roots(written: Text, text: str) -> Text:
+    """Extend each √'s bar over the letters and digits after it (√d_k, √6): the font's √ stops short.
+    The bar becomes part of the √ glyph, so the label keeps one glyph per character it draws."""
+    drawn = drawn_characters(text)
+    glyph_at, glyphs = [], 0  # the glyph of each drawn character; spaces have none
+    for character in drawn:
+        glyph_at.append(glyphs)
+        glyphs += not character.isspace()
+    for position, character in enumerate(drawn):
+        end = position + 1
+        while character == "√" and end < len(drawn) and drawn[end].isalnum():
+            end += 1
+        if end > position + 1:
+            lengthen_bar(written[glyph_at[position]], written[glyph_at[end - 1]].get_right()[0])
+    return written
+
+
+def lengthen_bar(root: VMobject, right: float) -> None:
+    """Join to the end of the √ glyph's bar a filled strip as thick as it, reaching past ``right`` by
+    that thickness. It starts exactly where the bar ends: an overlap would cut a notch in the fill."""
+    top, end = root.get_top()[1], root.get_right()[0]
+    thickness = top - root.points[root.points[:, 0] > end - root.width / 50][:, 1].min()
+    corners = [np.array([x, y, 0.0]) for x, y in ((end, top), (right + thickness, top),
+                                                (right + thickness, top - thickness), (end, top - thickness), (end, top))]
+    root.start_new_path(corners[0])
+    for corner in corners[1:]:
+        root.add_line_to(corner)
 
 
 def drawn_characters(text: str) -> str:
