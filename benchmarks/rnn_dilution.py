@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/rnn_dilution.py             # 5 seeds, both languages, every state size
     .venv/bin/python benchmarks/rnn_dilution.py --seeds 10 --lang zh
+    .venv/bin/python benchmarks/rnn_dilution.py --lang zh --sizes 8,12   # other hidden-state sizes
 
 Trains the Elman RNN of model/rnn.py with the project's schedule on the default story corpus, once
 per (language, hidden-state size, seed), and prints its object accuracy at distance 0, 5 and 10,
@@ -45,16 +46,29 @@ def summary(results: dict) -> None:
         print(f"{lang:<5} {size:>5} {len(far):>4} of {len(rows):<2}  {spread}")
 
 
+def sizes(text: str) -> tuple[int, ...]:
+    try:
+        chosen = tuple(int(size) for size in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a list of whole numbers, e.g. 8,12") from None
+    if min(chosen) < 1:
+        raise argparse.ArgumentTypeError("a hidden state needs at least 1 node")
+    return chosen
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=5, help="trainings per language and size (default 5)")
     parser.add_argument("--lang", choices=LANGUAGES, action="append", help="a language (default: both)")
+    parser.add_argument("--sizes", type=sizes, default=train.RNN_STATE_SIZES,
+                        help="hidden-state sizes, comma-separated (default: the ones training tries, "
+                             + ",".join(map(str, train.RNN_STATE_SIZES)) + ")")
     args = parser.parse_args()
     if args.seeds < 1:
         parser.error("--seeds must be at least 1")
     seeds = range(train.SEED, train.SEED + args.seeds)
     tasks = {(lang, size, seed): (accuracy_after_training, lang, size, seed)
-             for lang in args.lang or LANGUAGES for size in train.RNN_STATE_SIZES for seed in seeds}
+             for lang in args.lang or LANGUAGES for size in args.sizes for seed in seeds}
     started = time.monotonic()
     cores = os.cpu_count() or 1
     print(f"training {len(tasks)} RNNs, {cores} at a time; about {len(tasks) * 9 // cores} s", file=sys.stderr, flush=True)
