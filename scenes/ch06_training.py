@@ -94,7 +94,7 @@ class Training(ExplainerScene):
 
     def send_back(self):
         back = [Connections(b, a) for a, b in zip(self.layers, self.layers[1:])]
-        # into the output layer, under the predictions: aimed at them, it pointed at one of the rows
+        # into the output layer, passing under the predictions: the target is usually none of them
         output = self.layers[-1]
         self.difference = CurvedArrow(self.gap.get_bottom() + 0.15 * DOWN, output.get_bottom() + 0.15 * RIGHT,
                                       angle=-math.pi / 4, color=role_colour("highlight"))

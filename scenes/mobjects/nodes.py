@@ -46,8 +46,10 @@ def over_roots(written: Text, text: str) -> Text:
         glyph_at.append(glyphs)
         glyphs += not character.isspace()
     for position, character in enumerate(drawn):
+        if character != "√":
+            continue
         end = position + 1
-        while character == "√" and end < len(drawn) and drawn[end].isalnum():
+        while end < len(drawn) and drawn[end].isalnum():
             end += 1
         if end > position + 1:
             lengthen_bar(written[glyph_at[position]], written[glyph_at[end - 1]].get_right()[0])
