@@ -272,8 +272,6 @@ def test_the_formula_typesets_its_notation_and_finds_its_parts_by_their_glyphs()
 @pytest.mark.parametrize("text, root, covered, after", [(FORMULA, "√", "d_k", ") V"), ("Σ / √6 =", "√", "6", "="),
                                                        ("第九章  为什么要除以 √d_k", "√", "d_k", None)])
 def test_a_root_s_bar_reaches_over_what_it_takes_the_root_of_and_no_further(text, root, covered, after):
-    from manim import Text
-
     from scenes.mobjects import label
     from scenes.theme import font_for
 
