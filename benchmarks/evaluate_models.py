@@ -21,12 +21,9 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from model.checkpoint import load_checkpoint  # noqa: E402
-from model.corpus import MAX_FILLERS, STORIES, story_pairs  # noqa: E402
-from model.measure import HELD_OUT_SEED  # noqa: E402
-from model.models import (default_corpus, exact_match, held_out_translations, load_models,  # noqa: E402
+from model.corpus import MAX_FILLERS, STORIES, every_story_pair  # noqa: E402
+from model.models import (TRANSLATOR_PATH, default_corpus, exact_match, held_out_translations, load_models,  # noqa: E402
                           load_translator, models_path, train_models, translate_words)
-
-LONGEST_TRANSLATIONS = 2000  # generated sentences with the most fillers, the translator's hardest
 
 
 def line(label: str, value) -> None:
@@ -73,9 +70,10 @@ def translation() -> None:
     pairs = held_out_translations(default_corpus("zh"))
     score = exact_match(translator.model, translator.source, translator.target, pairs)
     line(f"translator: exact on {len(pairs)} held-out sentences", f"{score:.3f}")
-    longest = story_pairs(LONGEST_TRANSLATIONS, HELD_OUT_SEED + MAX_FILLERS, MAX_FILLERS)
+    longest = every_story_pair(MAX_FILLERS)
     score = exact_match(translator.model, translator.source, translator.target, longest)
-    line(f"translator: exact on {len(longest)} sentences with {MAX_FILLERS} fillers", f"{score:.4f}")
+    wrong = round((1 - score) * len(longest))
+    line(f"translator: wrong of all {len(longest):,} sentences with {MAX_FILLERS} fillers", f"{wrong} ({score:.4f} exact)")
     result = translate_words(translator.model, translator.source, translator.target, ["猫", "喜欢", "抓", "老鼠"])
     cat = result["cross_weights"][result["target"].index("cat")]
     line("translator: cross-attention from 'cat' onto 猫", f"{cat[0].item():.3f} (peak: {cat.argmax().item() == 0})")
@@ -90,6 +88,9 @@ def retrain_and_compare() -> None:
     same = all(torch.equal(payload[name]["state"][key], shipped[name]["state"][key])
                for name in ("attention", "multi_head", "rnn") for key in shipped[name]["state"])
     line("retrained weights bitwise equal to the shipped ones", same)
+    shipped = load_checkpoint(TRANSLATOR_PATH, translator_payload["corpus_digest"])["state"]
+    same = all(torch.equal(translator_payload["state"][key], shipped[key]) for key in shipped)
+    line("retrained translator bitwise equal to the shipped one", same)
 
 
 def main() -> None:

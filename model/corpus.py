@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+from itertools import combinations
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -114,6 +115,13 @@ def story_pairs(count: int, seed: int, filler_count: int | None = None) -> list[
         fillers = sorted(rng.sample(range(len(zh.fillers)), n))
         pairs.append((zh.sentence(subject, fillers), en.sentence(subject, fillers)))
     return pairs
+
+
+def every_story_pair(filler_count: int) -> list[tuple[list[str], list[str]]]:
+    """Every twin sentence with ``filler_count`` fillers: each subject with each choice of fillers."""
+    zh, en = STORIES["zh"], STORIES["en"]
+    return [(zh.sentence(subject, list(fillers)), en.sentence(subject, list(fillers)))
+            for subject in range(len(zh.subjects)) for fillers in combinations(range(len(zh.fillers)), filler_count)]
 
 
 def write_story_corpora(directory: Path = ASSETS) -> dict[str, Path]:

@@ -51,6 +51,12 @@ RNN_SCHEDULE = Schedule(steps=4000, lr=3e-3)
 RNN_STATE_SIZES = (16, 24, 32)
 LEARNED_NEARBY = 0.9
 TRANSLATOR_SCHEDULE = Schedule(steps=1500, lr=3e-3)
+# Weight decay keeps the translator from leaning on where a word stands: with plain Adam, sentences
+# that put a filler where no training sentence had one (every filler up to 在院子里, in order) came out
+# wrong. Seeds 7-11, wrong out of all 18,018 ten-filler sentences: 66 / 37 / 89 / 5 / 169 without it,
+# 14 / 6 / 31 / 9 / 1 with it (of all 30,030 with nine: 191 in all without, 8 with); the 500 held-out
+# sentences come out exact either way.
+TRANSLATOR_WEIGHT_DECAY = 0.1
 
 
 @contextmanager
@@ -199,7 +205,7 @@ def train_translator(pairs, source: Vocab, target: Vocab) -> Translator:
     schedule = TRANSLATOR_SCHEDULE
     with deterministic(SEED):
         model = Translator(TranslatorConfig(len(source), len(target)))
-        optimiser = torch.optim.Adam(model.parameters(), lr=schedule.lr)
+        optimiser = torch.optim.AdamW(model.parameters(), lr=schedule.lr, weight_decay=TRANSLATOR_WEIGHT_DECAY)
         started = time.monotonic()
         for step, rows in batches(len(source_ids), schedule, SEED):
             logits = model(source_ids[rows], target_in[rows])
