@@ -72,7 +72,13 @@ class ExplainerScene(MovingCameraScene):
         title = self.title
         if group.get_left()[0] > title.get_right()[0]:
             return group
-        top, bottom = title.get_bottom()[1] - TITLE_BUFF, -config.frame_height / 2 + TITLE_BUFF
+        return self.keep_below(group, title.get_bottom()[1] - TITLE_BUFF)
+
+    @staticmethod
+    def keep_below(group: Mobject, top: float) -> Mobject:
+        """Move ``group`` down so that its top is no higher than ``top``, shrinking it if the room down
+        to the frame's bottom runs out."""
+        bottom = -config.frame_height / 2 + TITLE_BUFF
         if group.get_top()[1] > top:
             if group.height > top - bottom:
                 group.scale_to_fit_height(top - bottom)

@@ -85,7 +85,7 @@ class EncoderDecoder(ExplainerScene):
                                       min(0.62, HALF / len(source)))
         self.encoder_grid.move_to([-3.6, -0.3, 0])
         heading = VGroup(self.word("encoder", 22), self.word("self_attention", 20, "key")).arrange(RIGHT, buff=0.3)
-        heading.next_to(self.encoder_grid, UP, buff=0.25)
+        self.encoder_heading = heading.next_to(self.encoder_grid, UP, buff=0.25)
         self.keep_below_title(VGroup(heading, self.encoder_grid))
         line = {"sentence": "ch11.encode", "twin": "ch11.encode_twin", "default": "ch11.encode_default"}
         with self.narration(line[self.pair["source_from"]], source="".join(source)):
@@ -97,8 +97,9 @@ class EncoderDecoder(ExplainerScene):
         self.decoder_grid = self.grid("decoder", self.pair["decoder_weights"], target, ["<s>"] + target[:-1], True, cell)
         self.decoder_grid.move_to([3.4, -0.3, 0])
         heading = VGroup(self.word("decoder", 22), self.word("masked_self_attention", 20, "query"))
-        heading.arrange(RIGHT, buff=0.3).next_to(self.decoder_grid, UP, buff=0.25)
-        self.keep_below_title(VGroup(heading, self.decoder_grid))
+        self.decoder_heading = heading.arrange(RIGHT, buff=0.3).next_to(self.decoder_grid, UP, buff=0.25)
+        # the taller grid's heading comes down to the encoder's line, so the two read as one row
+        self.keep_below(VGroup(heading, self.decoder_grid), self.encoder_heading.get_y() + heading.height / 2)
         with self.narration("ch11.decode"):
             self.play(FadeIn(heading), FadeIn(self.decoder_grid.column_labels))
             for i in range(len(target)):

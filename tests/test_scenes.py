@@ -234,6 +234,13 @@ def test_chapter_11_shows_the_translators_real_weights(scene_trace, default_trac
     assert max(range(S), key=lambda j: shown[f"cross {cat} {j}"]) == pair["source_tokens"].index("猫")
 
 
+@pytest.mark.parametrize("sentence", ["猫喜欢抓老鼠", "狗每天早上在院子里喜欢抓飞盘", "猫今天每天早上晚上也总是一直常常经常在院子里喜欢抓老鼠"])
+def test_chapter_11s_encoder_and_decoder_headings_stand_on_one_line(sentence, tmp_path, monkeypatch):
+    traced(sentence, tmp_path, monkeypatch)
+    scene = run(EncoderDecoder)
+    assert abs(scene.encoder_heading.get_y() - scene.decoder_heading.get_y()) < 0.01
+
+
 @pytest.mark.parametrize("sentence, line, source", [
     ("the fox often likes to catch chickens", "ch11.encode_twin", "狐狸常常喜欢抓鸡"),
     ("the dog likes to", "ch11.encode_default", "猫喜欢抓老鼠"),
