@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from manim import (DOWN, LEFT, RIGHT, UP, UR, Create, DashedVMobject, FadeIn, FadeOut, Line, RoundedRectangle,
-                   SurroundingRectangle, VGroup)
+from manim import (DOWN, LEFT, RIGHT, UP, UR, Brace, Create, DashedVMobject, FadeIn, FadeOut, GrowFromCenter, Line,
+                   RoundedRectangle, VGroup)
 
 from scenes.base import RIGHT_MARGIN, ExplainerScene
 from scenes.layout import drawn_slots
@@ -177,7 +177,8 @@ class KVCache(ExplainerScene):
         numbers = self.kv["cached_numbers"]
         self.numbers_on_screen["cached numbers"] = numbers
         stored = VGroup(*(copy[1] for copy in self.cached[-1][0]), self.cached[-1][2])
-        box = SurroundingRectangle(stored, color=role_colour("output"), buff=0.12)
-        amount = label(self.say("cache_size", count=numbers), 18, "output").next_to(box, DOWN, buff=0.15)
+        # a brace under the stored blocks: a frame around them would run through the words above them
+        self.cache_mark = Brace(stored, DOWN, buff=0.06, color=role_colour("output"))
+        amount = label(self.say("cache_size", count=numbers), 18, "output").next_to(self.cache_mark, DOWN, buff=0.1)
         with self.narration("ch07.memory", numbers=numbers):
-            self.play(Create(box), FadeIn(amount))
+            self.play(GrowFromCenter(self.cache_mark), FadeIn(amount))

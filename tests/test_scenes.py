@@ -7,7 +7,7 @@ from dataclasses import fields
 import numpy as np
 import pytest
 from manim import (DL, RIGHT, UR, Indicate, ManimColor, MarkupText, ReplacementTransform, Text, Transform, TransformFromCopy,
-                   VMobject, tempconfig)
+                   VGroup, VMobject, tempconfig)
 
 from scenes.ch01_network_basics import NetworkBasics
 from scenes.ch02_scale_problem import ScaleProblem
@@ -786,6 +786,23 @@ def test_chapter_7_counts_its_totals_right_under_the_rows(sentence, tmp_path, mo
                      and t.font_size > 20)
         assert 0 < lowest_row - total.get_top()[1] < 0.8  # no empty band between the rows and what they add up to
         assert on_screen(total)
+
+
+@pytest.mark.parametrize("sentence", ["猫喜欢抓老鼠", "猫今天每天早上晚上也总是一直常常经常在院子里喜欢抓老鼠"])
+def test_chapter_7_marks_the_cache_under_its_blocks_without_touching_a_word(sentence, tmp_path, monkeypatch):
+    traced(sentence, tmp_path, monkeypatch)
+    scene = run(KVCache)
+    mark, (copies, _, gaps) = scene.cache_mark, scene.cached[-1]
+    assert mark.get_top()[1] < min(part.get_bottom()[1] for part in [*copies, *gaps])
+    blocks = VGroup(*(copy[1] for copy in copies))  # each copy: its word over its Key/value blocks
+    assert mark.get_left()[0] <= blocks.get_left()[0] + 1e-6 and blocks.get_right()[0] <= mark.get_right()[0] + 1e-6
+    words = [m for m in scene.get_mobject_family_members() if isinstance(m, Text)]
+    assert not any(overlapping(word, mark) for word in words)
+
+
+def overlapping(a, b) -> bool:
+    return (a.get_left()[0] < b.get_right()[0] and b.get_left()[0] < a.get_right()[0]
+            and a.get_bottom()[1] < b.get_top()[1] and b.get_bottom()[1] < a.get_top()[1])
 
 
 def test_words_side_by_side_shrink_together_but_not_below_a_share_of_their_size():
