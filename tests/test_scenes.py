@@ -469,7 +469,7 @@ def out_of_place(scene) -> set[str]:
     if scene.camera.frame.height < 7.99:
         return set()
     boxes = drawn_boxes(scene)
-    return beyond_the_margins(boxes) | crowding_the_title(scene, boxes)
+    return beyond_the_margins(boxes) | crowding_the_title(scene, boxes) | frames_through_words(boxes)
 
 
 TEXTS = (Text, MarkupText)  # measured whole, not glyph by glyph
@@ -489,6 +489,24 @@ def drawn_boxes(scene) -> list[tuple[VMobject, str, np.ndarray, np.ndarray]]:
             name = f"{type(part).__name__} {getattr(part, 'text', '')}".strip()
             boxes.append((part, name, points.min(axis=0), points.max(axis=0)))
     return boxes
+
+
+def frames_through_words(boxes) -> set[str]:
+    """Words that an outline (a frame around something) runs through: partly inside it, partly out."""
+    from manim import Rectangle
+
+    frames = [(low, high) for part, _, low, high in boxes if isinstance(part, Rectangle) and part.get_stroke_opacity() > 0
+              and part.get_stroke_width() > 0]
+    crossed = set()
+    for part, name, low, high in boxes:
+        if not isinstance(part, TEXTS):
+            continue
+        for f_low, f_high in frames:
+            overlaps = (low[:2] < f_high[:2]).all() and (high[:2] > f_low[:2]).all()
+            inside = (low[:2] >= f_low[:2] - 1e-3).all() and (high[:2] <= f_high[:2] + 1e-3).all()
+            if overlaps and not inside:
+                crossed.add(f"{name} crossed by a frame at {f_low[:2].round(2)}-{f_high[:2].round(2)}")
+    return crossed
 
 
 def beyond_the_margins(boxes) -> set[str]:
