@@ -465,7 +465,8 @@ def test_a_full_run_narrates_as_many_lines_as_the_progress_total_says_and_draws_
 
 def out_of_place(scene) -> set[str]:
     """What the scene shows nearer the frame's left or right edge than the title stands from the left,
-    or within 0.15 of the title, while the camera shows the whole frame (not chapter 5's close-up)."""
+    or within 0.15 of the title, and words a frame runs through, while the camera shows the whole
+    frame (not chapter 5's close-up)."""
     if scene.camera.frame.height < 7.99:
         return set()
     boxes = drawn_boxes(scene)
