@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/rnn_dilution.py             # 5 seeds, both languages, every state size
     .venv/bin/python benchmarks/rnn_dilution.py --seeds 10 --lang zh
     .venv/bin/python benchmarks/rnn_dilution.py --lang zh --sizes 8,12   # other hidden-state sizes
+    .venv/bin/python benchmarks/rnn_dilution.py --lang zh --sizes 14,16 --steps 8000   # longer training
 
 Trains the Elman RNN of model/rnn.py with the project's schedule on the default story corpus, once
 per (language, hidden-state size, seed), and prints its object accuracy at distance 0, 5 and 10,
@@ -29,11 +30,11 @@ from model.tokenizer import Vocab  # noqa: E402
 DISTANCES = (0, 5, MAX_FILLERS)
 
 
-def accuracy_after_training(lang: str, size: int, seed: int) -> list[float]:
+def accuracy_after_training(lang: str, size: int, seed: int, steps: int) -> list[float]:
     corpus = default_corpus(lang)
     vocab = Vocab(corpus.words, lang)
     inputs, targets = train.next_word_data(corpus.sentences, vocab)
-    model = train.train_rnn_of_size(vocab, inputs, targets, size, seed)
+    model = train.train_rnn_of_size(vocab, inputs, targets, size, seed, steps)
     return [measure.object_accuracy(model, vocab, corpus, d)[0] for d in DISTANCES]
 
 
@@ -46,14 +47,19 @@ def summary(results: dict) -> None:
         print(f"{lang:<5} {size:>5} {len(far):>4} of {len(rows):<2}  {spread}")
 
 
-def sizes(text: str) -> tuple[int, ...]:
+def positive(text: str) -> int:
     try:
-        chosen = tuple(int(size) for size in text.split(","))
+        number = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a list of whole numbers, e.g. 8,12") from None
-    if min(chosen) < 1:
-        raise argparse.ArgumentTypeError("a hidden state needs at least 1 node")
-    return chosen
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return number
+
+
+def sizes(text: str) -> tuple[int, ...]:
+    """Comma-separated hidden-state sizes, e.g. 8,12."""
+    return tuple(positive(size) for size in text.split(","))
 
 
 def main() -> None:
@@ -63,15 +69,18 @@ def main() -> None:
     parser.add_argument("--sizes", type=sizes, default=train.RNN_STATE_SIZES,
                         help="hidden-state sizes, comma-separated (default: the ones training tries, "
                              + ",".join(map(str, train.RNN_STATE_SIZES)) + ")")
+    parser.add_argument("--steps", type=positive, default=train.RNN_SCHEDULE.steps,
+                        help=f"training steps (default: the project's, {train.RNN_SCHEDULE.steps})")
     args = parser.parse_args()
     if args.seeds < 1:
         parser.error("--seeds must be at least 1")
     seeds = range(train.SEED, train.SEED + args.seeds)
-    tasks = {(lang, size, seed): (accuracy_after_training, lang, size, seed)
+    tasks = {(lang, size, seed): (accuracy_after_training, lang, size, seed, args.steps)
              for lang in args.lang or LANGUAGES for size in args.sizes for seed in seeds}
     started = time.monotonic()
     cores = os.cpu_count() or 1
-    print(f"training {len(tasks)} RNNs, {cores} at a time; about {len(tasks) * 9 // cores} s", file=sys.stderr, flush=True)
+    estimate = len(tasks) * 9 * args.steps // (train.RNN_SCHEDULE.steps * cores)
+    print(f"training {len(tasks)} RNNs, {cores} at a time; about {estimate} s", file=sys.stderr, flush=True)
     results = train.run_parallel(tasks)
     print(f"{'lang':<5} {'nodes':>5} {'seed':>5}  " + "  ".join(f"d={d:<3}" for d in DISTANCES))
     for (lang, size, seed), accuracy in sorted(results.items()):
