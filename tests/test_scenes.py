@@ -465,12 +465,20 @@ def test_a_full_run_narrates_as_many_lines_as_the_progress_total_says_and_draws_
 
 def out_of_place(scene) -> set[str]:
     """What the scene shows nearer the frame's left or right edge than the title stands from the left,
-    or within 0.15 of the title, and words a frame runs through, while the camera shows the whole
-    frame (not chapter 5's close-up)."""
+    or within 0.15 of the title, words a frame runs through and words on words, while the camera
+    shows the whole frame (not chapter 5's close-up)."""
     if scene.camera.frame.height < 7.99:
         return set()
     boxes = drawn_boxes(scene)
-    return beyond_the_margins(boxes) | crowding_the_title(scene, boxes) | frames_through_words(boxes)
+    return beyond_the_margins(boxes) | crowding_the_title(scene, boxes) | frames_through_words(boxes) | words_on_words(boxes)
+
+
+def words_on_words(boxes) -> set[str]:
+    """Pairs of visible texts whose boxes overlap by more than 0.01."""
+    texts = [(name, low[:2], high[:2]) for part, name, low, high in boxes
+             if isinstance(part, TEXTS) and part.get_fill_opacity() > 0.05]
+    return {f"{a} | {b}" for i, (a, a_low, a_high) in enumerate(texts) for b, b_low, b_high in texts[i + 1:]
+            if (a_low < b_high - 0.01).all() and (a_high > b_low + 0.01).all()}
 
 
 TEXTS = (Text, MarkupText)  # measured whole, not glyph by glyph
@@ -528,9 +536,12 @@ def crowding_the_title(scene, boxes, gap: float = 0.15) -> set[str]:
 @pytest.mark.parametrize("chapter", [NetworkBasics, ScaleProblem, RNNDilution, AttentionNodes, MultiCopyInference,
                                      Training, KVCache, TransformerContributions, SqrtDk, MultiHead,
                                      EncoderDecoder])
-def test_a_long_english_sentence_keeps_clear_of_the_frame_s_sides_and_the_title(tmp_path, monkeypatch, chapter):
-    traced("the fox today daily mornings nightly also always constantly often frequently outside likes to catch "
-           "chickens", tmp_path, monkeypatch, "en")
+@pytest.mark.parametrize("sentence, lang", [
+    ("the fox today daily mornings nightly also always constantly often frequently outside likes to catch chickens", "en"),
+    ("猫今天每天早上晚上也总是一直常常经常在院子里喜欢抓老鼠", "zh"),
+])
+def test_a_long_sentence_keeps_clear_of_the_frame_s_sides_and_the_title(tmp_path, monkeypatch, chapter, sentence, lang):
+    traced(sentence, tmp_path, monkeypatch, lang)
     outside = set()
 
     def play(self, *animations, **kwargs):
