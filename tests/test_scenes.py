@@ -6,8 +6,8 @@ from dataclasses import fields
 
 import numpy as np
 import pytest
-from manim import (DL, RIGHT, UR, Indicate, ManimColor, MarkupText, ReplacementTransform, Text, Transform, TransformFromCopy,
-                   VGroup, VMobject, tempconfig)
+from manim import (DL, RIGHT, UR, Arrow, CurvedArrow, Indicate, ManimColor, MarkupText, Rectangle,
+                   ReplacementTransform, Text, Transform, TransformFromCopy, VGroup, VMobject, tempconfig)
 
 from scenes.ch01_network_basics import NetworkBasics
 from scenes.ch02_scale_problem import ScaleProblem
@@ -234,7 +234,8 @@ def test_chapter_11_shows_the_translators_real_weights(scene_trace, default_trac
     assert max(range(S), key=lambda j: shown[f"cross {cat} {j}"]) == pair["source_tokens"].index("猫")
 
 
-@pytest.mark.parametrize("sentence", ["猫喜欢抓老鼠", "狗每天早上在院子里喜欢抓飞盘", "猫今天每天早上晚上也总是一直常常经常在院子里喜欢抓老鼠"])
+@pytest.mark.parametrize("sentence", ["猫喜欢抓老鼠", "狗每天早上在院子里喜欢抓飞盘",
+                                      "猫今天每天早上晚上也总是一直常常经常在院子里喜欢抓老鼠"])
 def test_chapter_11s_encoder_and_decoder_headings_stand_on_one_line(sentence, tmp_path, monkeypatch):
     traced(sentence, tmp_path, monkeypatch)
     scene = run(EncoderDecoder)
@@ -465,12 +466,26 @@ def test_a_full_run_narrates_as_many_lines_as_the_progress_total_says_and_draws_
 
 def out_of_place(scene) -> set[str]:
     """What the scene shows nearer the frame's left or right edge than the title stands from the left,
-    or within 0.15 of the title, words a frame runs through and words on words, while the camera
-    shows the whole frame (not chapter 5's close-up)."""
+    or within 0.15 of the title, words a frame or an arrow runs through and words on words, while the
+    camera shows the whole frame (not chapter 5's close-up)."""
     if scene.camera.frame.height < 7.99:
         return set()
     boxes = drawn_boxes(scene)
-    return beyond_the_margins(boxes) | crowding_the_title(scene, boxes) | frames_through_words(boxes) | words_on_words(boxes)
+    return (beyond_the_margins(boxes) | crowding_the_title(scene, boxes) | frames_through_words(boxes)
+            | arrows_through_words(boxes) | words_on_words(boxes))
+
+
+def arrows_through_words(boxes) -> set[str]:
+    """Visible arrows that pass through a visible text (more than 0.02 inside its box)."""
+    texts = [(name, low[:2] + 0.02, high[:2] - 0.02) for part, name, low, high in boxes
+             if isinstance(part, TEXTS) and part.get_fill_opacity() > 0.05]
+    crossed = set()
+    for arrow, _, _, _ in boxes:
+        if isinstance(arrow, (Arrow, CurvedArrow)) and arrow.get_stroke_opacity() > 0.05:
+            path = np.array([arrow.point_from_proportion(a) for a in np.linspace(0, 1, 60)])[:, :2]
+            crossed |= {f"an arrow from {arrow.get_start()[:2].round(2)} through {name}" for name, low, high in texts
+                        if ((path > low) & (path < high)).all(axis=1).any()}
+    return crossed
 
 
 def words_on_words(boxes) -> set[str]:
@@ -502,10 +517,8 @@ def drawn_boxes(scene) -> list[tuple[VMobject, str, np.ndarray, np.ndarray]]:
 
 def frames_through_words(boxes) -> set[str]:
     """Words that an outline (a frame around something) runs through: partly inside it, partly out."""
-    from manim import Rectangle
-
-    frames = [(low, high) for part, _, low, high in boxes if isinstance(part, Rectangle) and part.get_stroke_opacity() > 0
-              and part.get_stroke_width() > 0]
+    frames = [(low, high) for part, _, low, high in boxes
+              if isinstance(part, Rectangle) and part.get_stroke_opacity() > 0 and part.get_stroke_width() > 0]
     crossed = set()
     for part, name, low, high in boxes:
         if not isinstance(part, TEXTS):
