@@ -22,8 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from model.checkpoint import load_checkpoint  # noqa: E402
 from model.corpus import MAX_FILLERS, STORIES, every_story_pair  # noqa: E402
-from model.models import (TRANSLATOR_PATH, default_corpus, exact_match, held_out_translations, load_models,  # noqa: E402
-                          load_translator, models_path, train_models, translate_words)
+from model.models import (TRANSLATOR_PATH, default_corpus, exact_match, held_out_translations,  # noqa: E402
+                          load_models, load_translator, models_path, train_models, translate_words)
 
 
 def line(label: str, value) -> None:
@@ -73,7 +73,7 @@ def translation() -> None:
     longest = every_story_pair(MAX_FILLERS)
     score = exact_match(translator.model, translator.source, translator.target, longest)
     wrong = round((1 - score) * len(longest))
-    line(f"translator: wrong of all {len(longest):,} sentences with {MAX_FILLERS} fillers", f"{wrong} ({score:.4f} exact)")
+    line(f"translator: wrong of all {len(longest):,} with {MAX_FILLERS} fillers", f"{wrong} ({score:.4f} exact)")
     result = translate_words(translator.model, translator.source, translator.target, ["猫", "喜欢", "抓", "老鼠"])
     cat = result["cross_weights"][result["target"].index("cat")]
     line("translator: cross-attention from 'cat' onto 猫", f"{cat[0].item():.3f} (peak: {cat.argmax().item() == 0})")

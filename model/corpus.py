@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import hashlib
 import random
-from itertools import combinations
 from dataclasses import dataclass
+from itertools import combinations
 from pathlib import Path
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
