@@ -477,8 +477,7 @@ def out_of_place(scene) -> set[str]:
 
 def arrows_through_words(boxes) -> set[str]:
     """Visible arrows that pass through a visible text (more than 0.02 inside its box)."""
-    texts = [(name, low[:2] + 0.02, high[:2] - 0.02) for part, name, low, high in boxes
-             if isinstance(part, TEXTS) and part.get_fill_opacity() > 0.05]
+    texts = [(name, low + 0.02, high - 0.02) for name, low, high in visible_texts(boxes)]
     crossed = set()
     for arrow, _, _, _ in boxes:
         if isinstance(arrow, (Arrow, CurvedArrow)) and arrow.get_stroke_opacity() > 0.05:
@@ -490,18 +489,32 @@ def arrows_through_words(boxes) -> set[str]:
 
 def words_on_words(boxes) -> set[str]:
     """Pairs of visible texts whose boxes overlap by more than 0.01."""
-    texts = [(name, low[:2], high[:2]) for part, name, low, high in boxes
-             if isinstance(part, TEXTS) and part.get_fill_opacity() > 0.05]
+    texts = visible_texts(boxes)
     return {f"{a} | {b}" for i, (a, a_low, a_high) in enumerate(texts) for b, b_low, b_high in texts[i + 1:]
-            if (a_low < b_high - 0.01).all() and (a_high > b_low + 0.01).all()}
+            if overlap(a_low, a_high, b_low, b_high, by=0.01)}
 
 
 TEXTS = (Text, MarkupText)  # measured whole, not glyph by glyph
 
 
+def visible_texts(boxes) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    return [(name, low, high) for part, name, low, high in boxes
+            if isinstance(part, TEXTS) and part.get_fill_opacity() > 0.05]
+
+
+def overlap(a_low, a_high, b_low, b_high, by: float = 0.0) -> bool:
+    """Whether two boxes, each given by its lower-left and upper-right corners, overlap by more than
+    ``by`` both ways."""
+    return bool((a_low < b_high - by).all() and (a_high > b_low + by).all())
+
+
+def corners(mobject) -> tuple[np.ndarray, np.ndarray]:
+    return mobject.get_corner(DL)[:2], mobject.get_corner(UR)[:2]
+
+
 def drawn_boxes(scene) -> list[tuple[VMobject, str, np.ndarray, np.ndarray]]:
     """Each visible thing on screen (texts whole, not their glyphs): its name and its lower-left and
-    upper-right corners, each box measured once."""
+    upper-right corners (x, y), each box measured once."""
     parts = [part for mobject in scene.mobjects for part in mobject.get_family()]
     glyphs = {id(glyph) for text in parts if isinstance(text, TEXTS) for glyph in text.get_family()[1:]}
     boxes = []
@@ -511,7 +524,7 @@ def drawn_boxes(scene) -> list[tuple[VMobject, str, np.ndarray, np.ndarray]]:
         points = part.get_all_points() if isinstance(part, TEXTS) else part.points
         if len(points) and (part.get_fill_opacity() > 0 or part.get_stroke_opacity() > 0):
             name = f"{type(part).__name__} {getattr(part, 'text', '')}".strip()
-            boxes.append((part, name, points.min(axis=0), points.max(axis=0)))
+            boxes.append((part, name, points.min(axis=0)[:2], points.max(axis=0)[:2]))
     return boxes
 
 
@@ -524,10 +537,9 @@ def frames_through_words(boxes) -> set[str]:
         if not isinstance(part, TEXTS):
             continue
         for f_low, f_high in frames:
-            overlaps = (low[:2] < f_high[:2]).all() and (high[:2] > f_low[:2]).all()
-            inside = (low[:2] >= f_low[:2] - 1e-3).all() and (high[:2] <= f_high[:2] + 1e-3).all()
-            if overlaps and not inside:
-                crossed.add(f"{name} crossed by a frame at {f_low[:2].round(2)}-{f_high[:2].round(2)}")
+            inside = (low >= f_low - 1e-3).all() and (high <= f_high + 1e-3).all()
+            if overlap(low, high, f_low, f_high) and not inside:
+                crossed.add(f"{name} crossed by a frame at {f_low.round(2)}-{f_high.round(2)}")
     return crossed
 
 
@@ -541,16 +553,17 @@ def crowding_the_title(scene, boxes, gap: float = 0.15) -> set[str]:
     title = getattr(scene, "title", None)
     if title not in scene.mobjects:
         return set()
-    title_low, title_high = title.get_corner(DL)[:2] - gap, title.get_corner(UR)[:2] + gap
+    title_low, title_high = corners(title)
     return {name for part, name, low, high in boxes
-            if part is not title and (low[:2] < title_high).all() and (high[:2] > title_low).all()}
+            if part is not title and overlap(low, high, title_low - gap, title_high + gap)}
 
 
 @pytest.mark.parametrize("chapter", [NetworkBasics, ScaleProblem, RNNDilution, AttentionNodes, MultiCopyInference,
                                      Training, KVCache, TransformerContributions, SqrtDk, MultiHead,
                                      EncoderDecoder])
 @pytest.mark.parametrize("sentence, lang", [
-    ("the fox today daily mornings nightly also always constantly often frequently outside likes to catch chickens", "en"),
+    ("the fox today daily mornings nightly also always constantly often frequently outside likes to catch "
+     "chickens", "en"),
     ("猫今天每天早上晚上也总是一直常常经常在院子里喜欢抓老鼠", "zh"),
 ])
 def test_a_long_sentence_keeps_clear_of_the_frame_s_sides_and_the_title(tmp_path, monkeypatch, chapter, sentence, lang):
@@ -840,12 +853,7 @@ def test_chapter_7_marks_the_cache_under_its_blocks_without_touching_a_word(sent
     blocks = VGroup(*(copy[1] for copy in copies))  # each copy: its word over its Key/value blocks
     assert mark.get_left()[0] <= blocks.get_left()[0] + 1e-6 and blocks.get_right()[0] <= mark.get_right()[0] + 1e-6
     words = [m for m in scene.get_mobject_family_members() if isinstance(m, Text)]
-    assert not any(overlapping(word, mark) for word in words)
-
-
-def overlapping(a, b) -> bool:
-    return (a.get_left()[0] < b.get_right()[0] and b.get_left()[0] < a.get_right()[0]
-            and a.get_bottom()[1] < b.get_top()[1] and b.get_bottom()[1] < a.get_top()[1])
+    assert not any(overlap(*corners(word), *corners(mark)) for word in words)
 
 
 def test_words_side_by_side_shrink_together_but_not_below_a_share_of_their_size():
