@@ -4,9 +4,14 @@
     .venv/bin/python benchmarks/rnn_dilution.py --seeds 10 --lang zh
     .venv/bin/python benchmarks/rnn_dilution.py --lang zh --sizes 8,12   # other hidden-state sizes
     .venv/bin/python benchmarks/rnn_dilution.py --lang zh --sizes 14,16 --steps 8000   # longer training
+    .venv/bin/python benchmarks/rnn_dilution.py --lang zh --sizes 24,32 --subjects 20 --sentences 6000
+
+``--subjects`` trains on a story corpus with more subjects than the shipped six (each with its own
+object, written afresh, ``--sentences`` long): a state that must tell more subjects apart has less
+room for each. The shipped corpus and models are not touched.
 
 Trains the Elman RNN of model/rnn.py with the project's schedule on the default story corpus, once
-per (language, hidden-state size, seed), and prints its object accuracy at distance 0, 5 and 10,
+per (language, hidden-state size, seed), and prints its object accuracy at distance 0, 1, 5 and 10,
 then a summary per size: how many trainings learned the object next to its subject (distance 0
 ≥ LEARNED_NEARBY), and for those the range of accuracy at distance 10. The shipped models use seed
 7 and the smallest size that learns (model/train.py, RNN_STATE_SIZES).
@@ -17,22 +22,62 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tempfile
 import time
+from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from model import measure, train  # noqa: E402
-from model.corpus import LANGUAGES, MAX_FILLERS  # noqa: E402
+from model.corpus import CORPUS_SEED, CORPUS_SIZE, LANGUAGES, MAX_FILLERS, STORIES, load_corpus, story_pairs  # noqa: E402
 from model.models import default_corpus  # noqa: E402
 from model.tokenizer import Vocab  # noqa: E402
 
-DISTANCES = (0, 5, MAX_FILLERS)
+DISTANCES = (0, 1, 5, MAX_FILLERS)
+SHIPPED_SUBJECTS = len(STORIES["zh"].subjects)
+# Subjects beyond the shipped ones, for --subjects: (zh subject, zh object, en subject, en object).
+MORE_SUBJECTS = (
+    ("蛇", "青蛙", "snake", "frogs"), ("狼", "羊", "wolf", "sheep"), ("老虎", "鹿", "tiger", "deer"),
+    ("蜘蛛", "苍蝇", "spider", "flies"), ("蜥蜴", "蚂蚁", "lizard", "ants"), ("狮子", "斑马", "lion", "zebras"),
+    ("鲨鱼", "海豹", "shark", "seals"), ("蝙蝠", "飞蛾", "bat", "moths"), ("水獭", "螃蟹", "otter", "crabs"),
+    ("刺猬", "甲虫", "hedgehog", "beetles"), ("企鹅", "小虾", "penguin", "shrimp"),
+    ("海豚", "乌贼", "dolphin", "squid"), ("猎豹", "羚羊", "cheetah", "antelopes"),
+    ("猴子", "蚱蜢", "monkey", "grasshoppers"),
+)
 
 
-def accuracy_after_training(lang: str, size: int, seed: int, steps: int) -> list[float]:
-    corpus = default_corpus(lang)
-    vocab = Vocab(corpus.words, lang)
+@contextmanager
+def story_with_subjects(count: int):
+    """While inside, the story (both languages) has ``count`` subjects: the shipped ones, then
+    MORE_SUBJECTS. Everything that reads STORIES, the held-out sentences too, sees the wider story."""
+    shipped = dict(STORIES)
+    extra = MORE_SUBJECTS[: count - SHIPPED_SUBJECTS]
+    zh, en = shipped["zh"], shipped["en"]
+    STORIES["zh"] = replace(zh, subjects=zh.subjects + tuple((s,) for s, _, _, _ in extra),
+                            objects=zh.objects + tuple(o for _, o, _, _ in extra))
+    STORIES["en"] = replace(en, subjects=en.subjects + tuple(("the", s) for _, _, s, _ in extra),
+                            objects=en.objects + tuple(o for _, _, _, o in extra))
+    try:
+        yield
+    finally:
+        STORIES.update(shipped)
+
+
+def accuracy_after_training(lang: str, size: int, seed: int, steps: int, subjects: int, sentences: int) -> list[float]:
+    if (subjects, sentences) == (SHIPPED_SUBJECTS, CORPUS_SIZE):
+        return accuracy_on(default_corpus(lang), size, seed, steps)
+    with story_with_subjects(subjects), tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"corpus.{lang}.txt"
+        index = LANGUAGES.index(lang)
+        path.write_text("".join(" ".join(pair[index]) + "\n" for pair in story_pairs(sentences, CORPUS_SEED)),
+                        encoding="utf-8")
+        return accuracy_on(load_corpus(path, lang), size, seed, steps)
+
+
+def accuracy_on(corpus, size: int, seed: int, steps: int) -> list[float]:
+    vocab = Vocab(corpus.words, corpus.lang)
     inputs, targets = train.next_word_data(corpus.sentences, vocab)
     model = train.train_rnn_of_size(vocab, inputs, targets, size, seed, steps)
     return [measure.object_accuracy(model, vocab, corpus, d)[0] for d in DISTANCES]
@@ -71,11 +116,18 @@ def main() -> None:
                              + ",".join(map(str, train.RNN_STATE_SIZES)) + ")")
     parser.add_argument("--steps", type=positive, default=train.RNN_SCHEDULE.steps,
                         help=f"training steps (default: the project's, {train.RNN_SCHEDULE.steps})")
+    most = SHIPPED_SUBJECTS + len(MORE_SUBJECTS)
+    parser.add_argument("--subjects", type=positive, default=SHIPPED_SUBJECTS,
+                        help=f"subjects in the story, {SHIPPED_SUBJECTS} to {most} (default: the shipped {SHIPPED_SUBJECTS})")
+    parser.add_argument("--sentences", type=positive, default=CORPUS_SIZE,
+                        help=f"sentences in the corpus trained on (default: the shipped {CORPUS_SIZE})")
     args = parser.parse_args()
     if args.seeds < 1:
         parser.error("--seeds must be at least 1")
+    if not SHIPPED_SUBJECTS <= args.subjects <= most:
+        parser.error(f"--subjects must be between {SHIPPED_SUBJECTS} and {most}")
     seeds = range(train.SEED, train.SEED + args.seeds)
-    tasks = {(lang, size, seed): (accuracy_after_training, lang, size, seed, args.steps)
+    tasks = {(lang, size, seed): (accuracy_after_training, lang, size, seed, args.steps, args.subjects, args.sentences)
              for lang in args.lang or LANGUAGES for size in args.sizes for seed in seeds}
     started = time.monotonic()
     cores = os.cpu_count() or 1
