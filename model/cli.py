@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+from model.console import say
 from model.corpus import LANGUAGES, STORIES, default_corpus_path, default_language
 from model.files import sentence_folder
 
@@ -96,13 +97,13 @@ def main(argv: list[str] | None = None) -> int:
         args = parser().parse_args(argv)
         {"trace": run_trace, "train": run_train}[args.command](args)
     except (UsageError, CorpusError, SentenceError, CheckpointError) as error:
-        print(f"error: {error}", file=sys.stderr)
+        say(f"error: {error}")
         return USAGE_ERROR
     except OSError as error:
-        print(f"error: {error.filename or ''}: {error.strerror}", file=sys.stderr)
+        say(f"error: {error.filename or ''}: {error.strerror}")
         return USAGE_ERROR
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        say("interrupted")
         return 130
     return 0
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +17,7 @@ import torch
 from model import measure, train
 from model.attention import AttentionConfig, AttentionModel
 from model.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from model.console import say
 from model.corpus import ASSETS, Corpus, default_corpus_path, load_corpus, story_pairs
 from model.rnn import ElmanRNN, RNNConfig
 from model.tokenizer import Vocab
@@ -38,10 +38,6 @@ def models_path(corpus: Corpus) -> Path:
     if corpus.is_default:
         return WEIGHTS / f"models.{corpus.lang}.pt"
     return cache_root() / corpus.digest / f"models.{corpus.lang}.pt"
-
-
-def say(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
 
 
 @dataclass

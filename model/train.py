@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 import multiprocessing
 import os
-import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
@@ -16,6 +15,7 @@ from torch.nn import functional as F
 
 from model import measure
 from model.attention import AttentionConfig, AttentionModel
+from model.console import say
 from model.corpus import Corpus
 from model.rnn import ElmanRNN, RNNConfig
 from model.tokenizer import Vocab
@@ -95,8 +95,7 @@ def batches(count: int, schedule: Schedule, seed: int):
 
 def progress(label: str, step: int, total: int, loss: float, started: float) -> None:
     if step % 250 == 0 or step == total:
-        print(f"  {label}: step {step}/{total}  loss {loss:.3f}  {time.monotonic() - started:.0f}s",
-              file=sys.stderr, flush=True)
+        say(f"  {label}: step {step}/{total}  loss {loss:.3f}  {time.monotonic() - started:.0f}s")
 
 
 def optimiser_for(model, schedule: Schedule):
@@ -176,8 +175,7 @@ def train_rnn(vocab: Vocab, inputs, targets, corpus: Corpus) -> ElmanRNN:
         model = train_rnn_of_size(vocab, inputs, targets, size)
         if not measure.is_story_corpus(corpus, vocab) or learned_nearby(model, vocab, corpus):
             return model
-        print(f"  rnn: {size} hidden nodes did not learn the object even next to its subject; trying more",
-              file=sys.stderr, flush=True)
+        say(f"  rnn: {size} hidden nodes did not learn the object even next to its subject; trying more")
     return model
 
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from model.cli import USAGE_ERROR, Parser, UsageError
+from model.console import say
 from model.corpus import LANGUAGES, STORIES, default_language
 from model.files import sentence_folder
 from scenes import subtitles
@@ -52,17 +53,6 @@ MANIM_FORMAT = {"png": "mov", "gif": "mp4"}
 
 class RenderError(RuntimeError):
     """A chapter failed to render."""
-
-
-SAYING = threading.Lock()
-
-
-def say(message: str) -> None:
-    """One line on stderr, whole: chapters render in threads, and print() writes the line and its
-    newline separately, so two threads' lines could run into one."""
-    with SAYING:
-        sys.stderr.write(message + "\n")
-        sys.stderr.flush()
 
 
 # Flags ------------------------------------------------------------------------------------------
