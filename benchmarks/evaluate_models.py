@@ -22,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from model.checkpoint import load_checkpoint  # noqa: E402
 from model.corpus import MAX_FILLERS, STORIES, every_story_pair  # noqa: E402
+from model.measure import held_out_sentences  # noqa: E402
 from model.models import (TRANSLATOR_PATH, default_corpus, exact_match, held_out_translations,  # noqa: E402
                           load_models, load_translator, models_path, train_models, translate_words)
 
@@ -65,6 +66,27 @@ def english_rnn(models) -> None:
     line("english: object accuracy at 0 / 5 / 10 (rnn)", " / ".join(f"{rows[d]['rnn']:.3f}" for d in (0, 5, 10)))
 
 
+@torch.no_grad()
+def verb_peaks_on_subject(models, lang: str) -> None:
+    """Per subject: the share of held-out sentences (100 per distance 0…10) whose verb row gives the
+    subject noun its largest weight, the story chapter 5 tells."""
+    story, corpus = STORIES[lang], default_corpus(lang)
+    noun = len(story.subjects[0]) - 1
+    shares = []
+    for subject in story.subjects:
+        hits = total = 0
+        for distance in range(MAX_FILLERS + 1):
+            sentences = [s for s in held_out_sentences(corpus, distance, 100 * len(story.subjects))[0]
+                         if s[: len(subject)] == subject][:100]
+            verb = story.verb_position(distance)
+            ids = torch.tensor([models.vocab.encode(list(s[: verb + 1])) for s in sentences])
+            weights = models.attention.inspect(ids)["weights"][:, 0, verb]  # (N, T)
+            hits += (weights.argmax(dim=-1) == noun).sum().item()
+            total += len(sentences)
+        shares.append(f"{subject[noun]} {hits / total:.2f}")
+    line(f"{lang}: verb's largest weight on the subject, per subject", ", ".join(shares))
+
+
 def translation() -> None:
     translator = load_translator()
     pairs = held_out_translations(default_corpus("zh"))
@@ -99,8 +121,11 @@ def main() -> None:
     args = parser.parse_args()
     cpu = subprocess.run(["nproc"], capture_output=True, text=True).stdout.strip()
     line("machine", f"{platform.machine()}, {cpu} cores, torch {torch.__version__}")
-    story(load_models(default_corpus("zh")))
-    english_rnn(load_models(default_corpus("en")))
+    chinese, english = load_models(default_corpus("zh")), load_models(default_corpus("en"))
+    story(chinese)
+    verb_peaks_on_subject(chinese, "zh")
+    english_rnn(english)
+    verb_peaks_on_subject(english, "en")
     translation()
     if args.retrain:
         retrain_and_compare()
