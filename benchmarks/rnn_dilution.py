@@ -31,7 +31,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from model import measure, train  # noqa: E402
-from model.corpus import CORPUS_SEED, CORPUS_SIZE, LANGUAGES, MAX_FILLERS, STORIES, load_corpus, story_pairs  # noqa: E402
+from model.corpus import (CORPUS_SEED, CORPUS_SIZE, LANGUAGES, MAX_FILLERS, STORIES, load_corpus,  # noqa: E402
+                          story_pairs)
 from model.models import default_corpus  # noqa: E402
 from model.tokenizer import Vocab  # noqa: E402
 
@@ -118,7 +119,8 @@ def main() -> None:
                         help=f"training steps (default: the project's, {train.RNN_SCHEDULE.steps})")
     most = SHIPPED_SUBJECTS + len(MORE_SUBJECTS)
     parser.add_argument("--subjects", type=positive, default=SHIPPED_SUBJECTS,
-                        help=f"subjects in the story, {SHIPPED_SUBJECTS} to {most} (default: the shipped {SHIPPED_SUBJECTS})")
+                        help=f"subjects in the story, {SHIPPED_SUBJECTS} to {most} "
+                             f"(default: the shipped {SHIPPED_SUBJECTS})")
     parser.add_argument("--sentences", type=positive, default=CORPUS_SIZE,
                         help=f"sentences in the corpus trained on (default: the shipped {CORPUS_SIZE})")
     args = parser.parse_args()
