@@ -125,6 +125,7 @@ CONTROL_KV_DIFFERENCE = 1.4e-14
 
 @pytest.fixture
 def control_kv_difference(scene_trace, default_trace, tmp_path, monkeypatch):
+    """The default trace with the control frame's figure, in place of scene_trace's (hence after it)."""
     from model.trace_schema import content_hash, save_trace
 
     trace = {**default_trace, "kv_cache": {**default_trace["kv_cache"], "max_abs_diff": CONTROL_KV_DIFFERENCE}}
