@@ -31,8 +31,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from model import measure, train  # noqa: E402
-from model.corpus import (CORPUS_SEED, CORPUS_SIZE, LANGUAGES, MAX_FILLERS, STORIES, load_corpus,  # noqa: E402
-                          story_pairs)
+from model.corpus import (CORPUS_SIZE, LANGUAGES, MAX_FILLERS, STORIES, load_corpus,  # noqa: E402
+                          write_story_corpora)
 from model.models import default_corpus  # noqa: E402
 from model.tokenizer import Vocab  # noqa: E402
 
@@ -70,10 +70,7 @@ def accuracy_after_training(lang: str, size: int, seed: int, steps: int, subject
     if (subjects, sentences) == (SHIPPED_SUBJECTS, CORPUS_SIZE):
         return accuracy_on(default_corpus(lang), size, seed, steps)
     with story_with_subjects(subjects), tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / f"corpus.{lang}.txt"
-        index = LANGUAGES.index(lang)
-        path.write_text("".join(" ".join(pair[index]) + "\n" for pair in story_pairs(sentences, CORPUS_SEED)),
-                        encoding="utf-8")
+        path = write_story_corpora(Path(folder), sentences)[lang]
         return accuracy_on(load_corpus(path, lang), size, seed, steps)
 
 

@@ -124,9 +124,10 @@ def every_story_pair(filler_count: int) -> list[tuple[list[str], list[str]]]:
             for subject in range(len(zh.subjects)) for fillers in combinations(range(len(zh.fillers)), filler_count)]
 
 
-def write_story_corpora(directory: Path = ASSETS) -> dict[str, Path]:
-    """Write the default twin corpora (line i of one translates line i of the other)."""
-    pairs = story_pairs(CORPUS_SIZE, CORPUS_SEED)
+def write_story_corpora(directory: Path = ASSETS, size: int = CORPUS_SIZE) -> dict[str, Path]:
+    """Write the twin story corpora, ``size`` sentences each (line i of one translates line i of the
+    other); by default the shipped ones."""
+    pairs = story_pairs(size, CORPUS_SEED)
     paths = {}
     for index, lang in enumerate(LANGUAGES):
         path = directory / f"corpus.{lang}.txt"
