@@ -68,10 +68,11 @@ def english_rnn(models) -> None:
 
 
 @torch.no_grad()
-def verb_peaks_on_subject(models, lang: str) -> None:
+def verb_peaks_on_subject(models) -> None:
     """Per subject: the share of held-out sentences (500 per distance 0…10, all subjects) whose verb
     row gives the subject noun its largest weight, as chapter 5 tells the story."""
-    story, corpus = STORIES[lang], default_corpus(lang)
+    corpus = models.corpus
+    story = STORIES[corpus.lang]
     noun = len(story.subjects[0]) - 1
     hits, totals = Counter(), Counter()
     for distance in range(MAX_FILLERS + 1):
@@ -83,7 +84,7 @@ def verb_peaks_on_subject(models, lang: str) -> None:
             totals[sentence[noun]] += 1
             hits[sentence[noun]] += peak == noun
     shares = ", ".join(f"{s[noun]} {hits[s[noun]] / totals[s[noun]]:.2f}" for s in story.subjects)
-    line(f"{lang}: verb's largest weight on the subject, per subject", shares)
+    line(f"{corpus.lang}: verb's largest weight on the subject, per subject", shares)
 
 
 def translation() -> None:
@@ -122,9 +123,9 @@ def main() -> None:
     line("machine", f"{platform.machine()}, {cpu} cores, torch {torch.__version__}")
     chinese, english = load_models(default_corpus("zh")), load_models(default_corpus("en"))
     story(chinese)
-    verb_peaks_on_subject(chinese, "zh")
+    verb_peaks_on_subject(chinese)
     english_rnn(english)
-    verb_peaks_on_subject(english, "en")
+    verb_peaks_on_subject(english)
     translation()
     if args.retrain:
         retrain_and_compare()
