@@ -5,10 +5,13 @@
     .venv/bin/python benchmarks/rnn_dilution.py --lang zh --sizes 8,12   # other hidden-state sizes
     .venv/bin/python benchmarks/rnn_dilution.py --lang zh --sizes 14,16 --steps 8000   # longer training
     .venv/bin/python benchmarks/rnn_dilution.py --lang zh --sizes 24,32 --subjects 20 --sentences 6000
+    .venv/bin/python benchmarks/rnn_dilution.py --lang zh --sizes 16,24 --fillers 40
 
 ``--subjects`` trains on a story corpus with more subjects than the shipped six (each with its own
-object, written afresh, ``--sentences`` long): a state that must tell more subjects apart has less
-room for each. The shipped corpus and models are not touched.
+object): a state that must tell more subjects apart has less room for each. ``--fillers`` gives the
+story more filler words than the shipped fifteen (MORE_FILLERS, kept after the shipped ones in a
+fixed order): more different words pushing the state around on the way from subject to verb. Either
+corpus is written afresh, ``--sentences`` long; the shipped corpus and models are not touched.
 
 Trains the Elman RNN of model/rnn.py with the project's schedule on the default story corpus, once
 per (language, hidden-state size, seed), and prints its object accuracy at distance 0, 1, 5 and 10,
@@ -38,6 +41,7 @@ from model.tokenizer import Vocab  # noqa: E402
 
 DISTANCES = (0, 1, 5, MAX_FILLERS)
 SHIPPED_SUBJECTS = len(STORIES["zh"].subjects)
+SHIPPED_FILLERS = len(STORIES["zh"].fillers)
 # Subjects beyond the shipped ones, for --subjects: (zh subject, zh object, en subject, en object).
 MORE_SUBJECTS = (
     ("蛇", "青蛙", "snake", "frogs"), ("狼", "羊", "wolf", "sheep"), ("老虎", "鹿", "tiger", "deer"),
@@ -48,28 +52,44 @@ MORE_SUBJECTS = (
     ("猴子", "蚱蜢", "monkey", "grasshoppers"),
 )
 
+# Filler words beyond the shipped ones, for --fillers: (zh, en), one English word each.
+MORE_FILLERS = (
+    ("昨天", "yesterday"), ("明天", "tomorrow"), ("周末", "weekends"), ("下午", "afternoons"),
+    ("傍晚", "evenings"), ("有时", "sometimes"), ("偶尔", "occasionally"), ("通常", "usually"),
+    ("又", "again"), ("还", "still"), ("在附近", "nearby"), ("在外面", "outdoors"), ("在屋里", "indoors"),
+    ("在楼上", "upstairs"), ("在楼下", "downstairs"), ("慢慢地", "slowly"), ("快快地", "quickly"),
+    ("耐心地", "patiently"), ("开心地", "happily"), ("急切地", "eagerly"), ("小心地", "carefully"),
+    ("确实", "truly"), ("十分", "extremely"), ("相当", "quite"), ("大多", "mostly"),
+)
+
 
 @contextmanager
-def story_with_subjects(count: int):
-    """While inside, the story (both languages) has ``count`` subjects: the shipped ones, then
-    MORE_SUBJECTS. Everything that reads STORIES, the held-out sentences too, sees the wider story."""
+def wider_story(subjects: int, fillers: int):
+    """While inside, the story (both languages) has ``subjects`` subjects (the shipped ones, then
+    MORE_SUBJECTS) and ``fillers`` filler words (the shipped ones, then MORE_FILLERS). Everything
+    that reads STORIES, the held-out sentences too, sees the wider story."""
     shipped = dict(STORIES)
-    extra = MORE_SUBJECTS[: count - SHIPPED_SUBJECTS]
+    extra = MORE_SUBJECTS[: subjects - SHIPPED_SUBJECTS]
+    extra_fillers = MORE_FILLERS[: fillers - SHIPPED_FILLERS]
     zh, en = shipped["zh"], shipped["en"]
     STORIES["zh"] = replace(zh, subjects=zh.subjects + tuple((s,) for s, _, _, _ in extra),
-                            objects=zh.objects + tuple(o for _, o, _, _ in extra))
+                            objects=zh.objects + tuple(o for _, o, _, _ in extra),
+                            fillers=zh.fillers + tuple(f for f, _ in extra_fillers))
     STORIES["en"] = replace(en, subjects=en.subjects + tuple(("the", s) for _, _, s, _ in extra),
-                            objects=en.objects + tuple(o for _, _, _, o in extra))
+                            objects=en.objects + tuple(o for _, _, _, o in extra),
+                            fillers=en.fillers + tuple(f for _, f in extra_fillers))
     try:
         yield
     finally:
         STORIES.update(shipped)
 
 
-def accuracy_after_training(lang: str, size: int, seed: int, steps: int, subjects: int, sentences: int) -> list[float]:
-    if (subjects, sentences) == (SHIPPED_SUBJECTS, CORPUS_SIZE):
+def accuracy_after_training(lang: str, size: int, seed: int, steps: int, story: tuple[int, int, int]) -> list[float]:
+    """Accuracy at DISTANCES of one trained RNN; ``story`` is (subjects, fillers, sentences)."""
+    if story == (SHIPPED_SUBJECTS, SHIPPED_FILLERS, CORPUS_SIZE):
         return accuracy_on(default_corpus(lang), size, seed, steps)
-    with story_with_subjects(subjects), tempfile.TemporaryDirectory() as folder:
+    subjects, fillers, sentences = story
+    with wider_story(subjects, fillers), tempfile.TemporaryDirectory() as folder:
         path = write_story_corpora(Path(folder), sentences)[lang]
         return accuracy_on(load_corpus(path, lang), size, seed, steps)
 
@@ -118,6 +138,10 @@ def main() -> None:
     parser.add_argument("--subjects", type=positive, default=SHIPPED_SUBJECTS,
                         help=f"subjects in the story, {SHIPPED_SUBJECTS} to {most} "
                              f"(default: the shipped {SHIPPED_SUBJECTS})")
+    most_fillers = SHIPPED_FILLERS + len(MORE_FILLERS)
+    parser.add_argument("--fillers", type=positive, default=SHIPPED_FILLERS,
+                        help=f"filler words in the story, {SHIPPED_FILLERS} to {most_fillers} "
+                             f"(default: the shipped {SHIPPED_FILLERS})")
     parser.add_argument("--sentences", type=positive, default=CORPUS_SIZE,
                         help=f"sentences in the corpus trained on (default: the shipped {CORPUS_SIZE})")
     args = parser.parse_args()
@@ -125,8 +149,11 @@ def main() -> None:
         parser.error("--seeds must be at least 1")
     if not SHIPPED_SUBJECTS <= args.subjects <= most:
         parser.error(f"--subjects must be between {SHIPPED_SUBJECTS} and {most}")
+    if not SHIPPED_FILLERS <= args.fillers <= most_fillers:
+        parser.error(f"--fillers must be between {SHIPPED_FILLERS} and {most_fillers}")
+    story = (args.subjects, args.fillers, args.sentences)
     seeds = range(train.SEED, train.SEED + args.seeds)
-    tasks = {(lang, size, seed): (accuracy_after_training, lang, size, seed, args.steps, args.subjects, args.sentences)
+    tasks = {(lang, size, seed): (accuracy_after_training, lang, size, seed, args.steps, story)
              for lang in args.lang or LANGUAGES for size in args.sizes for seed in seeds}
     started = time.monotonic()
     cores = os.cpu_count() or 1
