@@ -13,7 +13,7 @@ story more filler words than the shipped fifteen (MORE_FILLERS, kept after the s
 fixed order): more different words pushing the state around on the way from subject to verb. Either
 corpus is written afresh, ``--sentences`` long; the shipped corpus and models are not touched.
 
-Trains the Elman RNN of model/rnn.py with the project's schedule on the default story corpus, once
+Trains the Elman RNN of model/rnn.py with the project's schedule on the story corpus, once
 per (language, hidden-state size, seed), and prints its object accuracy at distance 0, 1, 5 and 10,
 then a summary per size: how many trainings learned the object next to its subject (distance 0
 ≥ LEARNED_NEARBY), and for those the range of accuracy at distance 10. The shipped models use seed
@@ -69,14 +69,14 @@ def wider_story(subjects: int, fillers: int):
     MORE_SUBJECTS) and ``fillers`` filler words (the shipped ones, then MORE_FILLERS). Everything
     that reads STORIES, the held-out sentences too, sees the wider story."""
     shipped = dict(STORIES)
-    extra = MORE_SUBJECTS[: subjects - SHIPPED_SUBJECTS]
+    extra_subjects = MORE_SUBJECTS[: subjects - SHIPPED_SUBJECTS]
     extra_fillers = MORE_FILLERS[: fillers - SHIPPED_FILLERS]
     zh, en = shipped["zh"], shipped["en"]
-    STORIES["zh"] = replace(zh, subjects=zh.subjects + tuple((s,) for s, _, _, _ in extra),
-                            objects=zh.objects + tuple(o for _, o, _, _ in extra),
+    STORIES["zh"] = replace(zh, subjects=zh.subjects + tuple((s,) for s, _, _, _ in extra_subjects),
+                            objects=zh.objects + tuple(o for _, o, _, _ in extra_subjects),
                             fillers=zh.fillers + tuple(f for f, _ in extra_fillers))
-    STORIES["en"] = replace(en, subjects=en.subjects + tuple(("the", s) for _, _, s, _ in extra),
-                            objects=en.objects + tuple(o for _, _, _, o in extra),
+    STORIES["en"] = replace(en, subjects=en.subjects + tuple(("the", s) for _, _, s, _ in extra_subjects),
+                            objects=en.objects + tuple(o for _, _, _, o in extra_subjects),
                             fillers=en.fillers + tuple(f for _, f in extra_fillers))
     try:
         yield
