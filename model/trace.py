@@ -53,8 +53,18 @@ def attention_section(models: Models, ids: list[int]) -> dict:
     }
 
 
+def followed_word(tokens: list[str], corpus: Corpus) -> int:
+    """The word whose share of the RNN's state chapter 3 follows: the first word, passing over leading
+    words that every corpus sentence starts with (English "the"), which tell this sentence from no
+    other. At least the last two steps stay to be followed."""
+    shared = 0
+    while shared < len(tokens) - 2 and all(s[shared:shared + 1] == (tokens[shared],) for s in corpus.sentences):
+        shared += 1
+    return shared
+
+
 @torch.no_grad()
-def rnn_section(models: Models, ids: list[int]) -> dict:
+def rnn_section(models: Models, ids: list[int], followed: int) -> dict:
     idx = torch.tensor([ids])
     inside = models.rnn.inspect(idx)
     with torch.enable_grad():
@@ -62,6 +72,7 @@ def rnn_section(models: Models, ids: list[int]) -> dict:
     return {
         "hidden": rounded(inside["hidden"][0]),
         "influence": rounded(influence),
+        "followed_index": followed,
         "predictions": top_predictions(inside["logits"][0], models.vocab.words),
         "config": models.rnn.config.to_dict(),
     }
@@ -164,7 +175,7 @@ def build_trace(sentence: str, lang: str = "zh", corpus_path: str | Path | None 
         "corpus": {"path": str(corpus.path), "digest": corpus.digest, "sentences": len(corpus.sentences)},
         "models_digest": models.digest,
         "attention": attention,
-        "rnn": rnn_section(models, ids),
+        "rnn": rnn_section(models, ids, followed_word(tokens, corpus)),
         "accuracy_by_distance": models.accuracy_by_distance,
         "training": training_section(models, ids, attention["weights"]),
         "kv_cache": measure.kv_cache(models.attention, ids),

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from model.files import write_atomically
 
-TRACE_FORMAT = 4  # bump when fields change: older trace.json files are then rebuilt or refused
+TRACE_FORMAT = 5  # bump when fields change: older trace.json files are then rebuilt or refused
 ROW_SUM_TOLERANCE = 1e-4
 SOURCES_FROM = ("sentence", "twin", "default")  # what the translator of encoder_decoder ran on
 
@@ -68,6 +68,8 @@ def validate(trace: dict) -> None:
     rnn = trace["rnn"]
     check_matrix(rnn["hidden"], T, rnn["config"]["d_hidden"], "rnn.hidden")
     check_weights(rnn["influence"], T, "rnn.influence")
+    followed = rnn.get("followed_index")
+    check(isinstance(followed, int) and 0 <= followed <= T - 2, "rnn.followed_index must be a word before the last")
     heads = trace["multi_head"]["weights"]
     check(len(heads) == len(trace["multi_head"]["heads"]), "multi_head needs a label per head")
     multi = trace["multi_head"]

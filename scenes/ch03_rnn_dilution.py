@@ -69,9 +69,9 @@ class RNNDilution(ExplainerScene):
         self.word_in = word
 
     def followed(self) -> int:
-        """The word whose share is followed: the one the last prediction needs most (the subject, as
-        the trained attention model picks it; in English not "the", the first word)."""
-        return self.trace["training"]["key_index"]
+        """The word whose share is followed: the earliest that tells this sentence apart (the subject
+        in the story; in English not "the", which every sentence starts with)."""
+        return self.trace["rnn"]["followed_index"]
 
     def share_bar(self, t: int, column: int, word_size: float) -> VGroup:
         """Step t's state as a bar split by word: the followed word's share highlighted."""

@@ -113,7 +113,7 @@ def test_chapter_2_shows_the_real_parameter_counts_and_the_machine_limit(scene_t
 def test_chapter_3_shows_the_real_shares_and_accuracies(scene_trace, default_trace):
     shown = run(RNNDilution).numbers_on_screen
     influence, rows = default_trace["rnn"]["influence"], default_trace["accuracy_by_distance"]
-    assert default_trace["training"]["key_index"] == 0  # 猫
+    assert default_trace["rnn"]["followed_index"] == 0  # 猫
     assert [shown[f"share {t}"] for t in range(4)] == [row[0] for row in influence]
     assert shown["hidden nodes"] == default_trace["rnn"]["config"]["d_hidden"]
     assert shown["rnn at 0"] == rows[0]["rnn"] and shown["rnn at 10"] == rows[10]["rnn"]
@@ -616,7 +616,7 @@ def test_chapter_2_in_english_counts_one_word_and_more_words(english_sentence, w
 def test_chapter_3_in_english_follows_the_subject_not_the_first_word(english_sentence):
     scene = run(RNNDilution)
     tokens, influence = english_sentence["tokens"], english_sentence["rnn"]["influence"]
-    assert tokens[english_sentence["training"]["key_index"]] == "cat"
+    assert tokens[english_sentence["rnn"]["followed_index"]] == "cat"
     later = range(1, len(tokens))
     assert [scene.numbers_on_screen[f"share {t}"] for t in later] == [influence[t][1] for t in later]
     assert "share 0" not in scene.numbers_on_screen

@@ -1,11 +1,13 @@
 """The Trace: fields, validation, hash, and the `trace` command."""
 
 import json
+from pathlib import Path
 
 import pytest
 from conftest import run_module
 
-from model.trace import build_trace
+from model.corpus import Corpus, default_corpus_path, load_corpus
+from model.trace import build_trace, followed_word
 from model.trace_schema import TraceError, content_hash, load_trace, save_trace, validate
 
 FIXED_NAMES = ("sentence", "tokens", "attention", "rnn", "accuracy_by_distance", "training", "kv_cache",
@@ -39,6 +41,26 @@ def test_query_and_key_stay_still_for_the_frozen_steps_then_learn(default_trace)
     even = 1 / (training["query_index"] + 1)  # Query and Key start small: weights start even
     assert len(frozen) > 1 and all(abs(row["key_weight"] - even) < 0.01 for row in frozen)
     assert training["history"][-1]["key_weight"] > 0.9
+
+
+@pytest.mark.parametrize("lang, sentence, followed", [
+    ("zh", "猫喜欢抓老鼠", "猫"),
+    ("en", "the cat likes to catch mice", "cat"),
+    # the English model's verb weighs "likes" most here (README, "Attention model"): still the fox
+    ("en", "the fox often secretly really likes to catch chickens", "fox"),
+])
+def test_chapter_3_follows_the_first_word_that_tells_the_story_sentences_apart(lang, sentence, followed):
+    corpus = load_corpus(default_corpus_path(lang), lang)
+    tokens = sentence.split() if lang == "en" else ["猫", "喜欢", "抓", "老鼠"]
+    assert tokens[followed_word(tokens, corpus)] == followed
+
+
+def test_chapter_3_passes_over_every_word_all_corpus_sentences_start_with_but_the_last_two():
+    corpus = Corpus(sentences=(("i", "like", "to", "eat", "apples"), ("i", "like", "pears")), lang="en",
+                    digest="", path=Path("fruit.txt"))
+    assert followed_word("i like to eat apples".split(), corpus) == 2
+    assert followed_word("you like pears".split(), corpus) == 0
+    assert followed_word("i like".split(), corpus) == 0
 
 
 def test_the_copies_updates_average_to_the_sentences_update(default_trace):
@@ -129,6 +151,7 @@ def test_a_saved_trace_loads_back_and_an_edited_one_is_caught(default_trace, tmp
     (lambda t: t["attention"]["weights"][0].__setitem__(1, 0.0) or t["attention"]["weights"][1].__setitem__(2, 0.1)
      or t["attention"]["weights"][1].__setitem__(1, t["attention"]["weights"][1][1] - 0.1), "later word"),
     (lambda t: t["rnn"]["influence"].pop(), "rnn.influence"),
+    (lambda t: t["rnn"].__setitem__("followed_index", len(t["tokens"]) - 1), "followed_index"),
     (lambda t: t.pop("kv_cache"), "missing kv_cache"),
     (lambda t: t["kv_cache"]["steps_with_cache"].append(1), "count per word"),
     (lambda t: t["training"]["copy_updates"]["query"].pop(), "one update per copy"),
