@@ -98,8 +98,9 @@ class RNNDilution(ExplainerScene):
         words = [self.trace["tokens"][followed + slot] for slot in slots if isinstance(slot, int)]
         word_size = size_to_fit(words, 18, 0.9 * BAR["step"])
         self.bars, self.skipped = VGroup(), VGroup()
-        with self.narration("ch03.shares", word=self.trace["tokens"][followed],
-                            start=f"{influence[followed][followed]:.2f}", end=f"{influence[-1][followed]:.2f}"):
+        start, end = f"{influence[followed][followed]:.2f}", f"{influence[-1][followed]:.2f}"
+        line = "ch03.shares" if float(end) < float(start) else "ch03.shares_kept"
+        with self.narration(line, word=self.trace["tokens"][followed], start=start, end=end):
             for column, slot in enumerate(slots):
                 if isinstance(slot, range):
                     dots = label("⋯", 40, "muted").move_to([bar_x(column), BAR["bottom"] + 0.4, 0])

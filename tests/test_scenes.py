@@ -623,6 +623,16 @@ def test_chapter_3_in_english_follows_the_subject_not_the_first_word(english_sen
     assert any("“cat”" in line for line in scene.spoken)
 
 
+def test_chapter_3_does_not_say_a_share_falls_when_the_rnn_keeps_it(english_sentence, tmp_path, monkeypatch):
+    trace = copy.deepcopy(english_sentence)  # as an RNN trained on a user corpus might: "cat" grows
+    last = trace["rnn"]["influence"][-1]
+    kept = trace["rnn"]["influence"][1][1]
+    last[:] = [kept if i == 1 else (1 - kept) / (len(last) - 1) for i in range(len(last))]
+    for_the_scenes(trace, tmp_path, monkeypatch, "en")
+    line = next(line for line in run(RNNDilution).spoken if "each earlier word" in line)
+    assert "falls" not in line and f"{kept:.2f}, then {kept:.2f}" in line
+
+
 def test_chapter_5_in_english_says_the_subject_came_in_words_before_the_verb(english_sentence):
     weight = english_sentence["attention"]["weights"][4][1]  # catch → cat
     said = STRINGS["en"]["ch05.focus_earlier"].format(key="cat", query="catch", back=3, weight=f"{weight:.2f}")
