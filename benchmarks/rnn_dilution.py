@@ -156,9 +156,9 @@ def main() -> None:
     tasks = {(lang, size, seed): (accuracy_after_training, lang, size, seed, args.steps, story)
              for lang in args.lang or LANGUAGES for size in args.sizes for seed in seeds}
     started = time.monotonic()
-    cores = os.cpu_count() or 1
-    estimate = len(tasks) * 9 * args.steps // (train.RNN_SCHEDULE.steps * cores)
-    print(f"training {len(tasks)} RNNs, {cores} at a time; about {estimate} s", file=sys.stderr, flush=True)
+    at_once = min(os.cpu_count() or 1, len(tasks))
+    print(f"training {len(tasks)} RNN{'s' if len(tasks) > 1 else ''}, {at_once} at a time",
+          file=sys.stderr, flush=True)
     results = train.run_parallel(tasks)
     print(f"{'lang':<5} {'nodes':>5} {'seed':>5}  " + "  ".join(f"d={d:<3}" for d in DISTANCES))
     for (lang, size, seed), accuracy in sorted(results.items()):

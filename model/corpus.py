@@ -214,7 +214,8 @@ def load_corpus(path: str | Path, lang: str) -> Corpus:
         raise CorpusError(f"corpus {path} has no sentences: write one sentence per line, words separated by spaces")
     if len(sentences) < MIN_SENTENCES:
         raise CorpusError(
-            f"corpus {path} has {len(sentences)} sentences; at least {MIN_SENTENCES} are needed to train on"
+            f"corpus {path} has {len(sentences)} sentence{'s' if len(sentences) > 1 else ''}; "
+            f"at least {MIN_SENTENCES} are needed to train on"
         )
     if all(len(s) < 2 for s in sentences):
         raise CorpusError(

@@ -101,7 +101,8 @@ def test_words_that_are_not_story_phrases_have_no_twin(words, lang):
     (b"", "no sentences"),
     (b"# only a comment\n\n", "no sentences"),
     (b"\xff\xfe\x00bad", "not UTF-8"),
-    (b"a b\n" * 5, "at least 20"),
+    (b"a b\n" * 5, "has 5 sentences; at least 20"),
+    (b"a b\n", "has 1 sentence; at least 20"),
     ("猫喜欢抓老鼠\n".encode() * 30, "two or more words"),
     (b"a\x00b c\n" * 30, "NUL"),
 ])
