@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from model.cli import USAGE_ERROR, Parser, UsageError
+from model.cli import USAGE_ERROR, Parser, UsageError, language
 from model.console import say
 from model.corpus import LANGUAGES, STORIES, default_language
 from model.files import sentence_folder
@@ -591,7 +591,11 @@ def stage(request, trace, rendered, old, keys, staged: Path, work: Path) -> list
     return entries
 
 
-def list_chapters(lang: str = "zh") -> None:
+def list_chapters(argv: list[str]) -> None:
+    """./render.sh list [--lang zh|en]: each chapter's number and title."""
+    p = Parser(prog="render.sh list", description="The chapters, by number (for --chapters).")
+    p.add_argument("--lang", type=language, default="zh", help="zh (default) or en")
+    lang = p.parse_args(argv).lang
     for chapter in CHAPTERS:
         print(f"{chapter.number:2d}  {text(lang, chapter.title_key)}")
 
@@ -606,7 +610,7 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, interrupt)
     try:
         if argv[:1] == ["list"]:
-            list_chapters("en" if "en" in argv else "zh")
+            list_chapters(argv[1:])
             return 0
         run(request_from(parser().parse_args(argv)))
     except UsageError as error:

@@ -116,6 +116,14 @@ def test_list_names_the_chapters(tmp_path):
     result = render("list", cwd=tmp_path)
     numbers = [int(line.split()[0]) for line in result.stdout.splitlines()]
     assert result.returncode == 0 and "第五章" in result.stdout and numbers == sorted(numbers) and 5 in numbers
+    english = render("list", "--lang", "en", cwd=tmp_path)
+    assert english.returncode == 0 and "Chapter 5" in english.stdout and "第五章" not in english.stdout
+
+
+def test_list_refuses_a_flag_it_does_not_know(tmp_path):
+    result = render("list", "--lang", "fr", cwd=tmp_path)
+    assert result.returncode == 2 and result.stderr.strip().splitlines()[-1].startswith("error:")
+    assert "unknown language 'fr'" in result.stderr and "Traceback" not in result.stderr
 
 
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM])
