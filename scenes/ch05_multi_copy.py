@@ -40,12 +40,20 @@ class MultiCopyInference(ExplainerScene):
         """The word the current word gives the largest weight."""
         return row_peaks(self.trace["attention"]["weights"], causal=True)[self.query]
 
+    @property
+    def subject(self) -> int | None:
+        """The word chapter 3 follows (the earliest that tells the sentence apart), where it is neither
+        the largest weight's word nor the current word: the last step then names it as well."""
+        followed = self.trace["rnn"]["followed_index"]
+        return None if followed in (self.key, self.query) else followed
+
     def show_copies(self):
         """A copy per word up to the current one; a long sentence's middle words share one "⋯" slot
-        (the first words, the largest weight's word and the last words keep their copies)."""
+        (the first words, the largest weight's word, the subject and the last words keep their copies)."""
         self.title = self.show_title()
         attention, tokens = self.trace["attention"], self.trace["tokens"]
-        slots = drawn_slots(self.query + 1, [self.key, self.query], ROOM)
+        kept = [self.key, self.query] if self.subject is None else [self.key, self.subject, self.query]
+        slots = drawn_slots(self.query + 1, kept, ROOM)
         width = min(2.6, COPIES_WIDTH / len(slots))
         spacing = min(0.27, 0.85 * width / len(attention["inputs"][0]))  # the widest row fills 85 %
         places = {slot if isinstance(slot, int) else slot.start: (place - (len(slots) - 1) / 2) * width
@@ -138,17 +146,32 @@ class MultiCopyInference(ExplainerScene):
         self.result = VGroup(self.total, self.total_title, arrow, guess)
 
     def focus_on_key(self):
-        row, key = self.trace["attention"]["weights"][self.query], self.key
-        place = self.positions.index(key)
-        back, tokens = self.query - key, self.trace["tokens"]
-        line = ("ch05.alone" if self.query == 0 else "ch05.focus" if key == 0 else
-                "ch05.focus_earlier" if back > 1 else "ch05.focus_other")
-        target = VGroup(self.copies[place], self.bars[place], self.weights[place])
+        """The camera closes in on the largest weight's word (and on the subject, where that is another)."""
+        row, key, subject = self.trace["attention"]["weights"][self.query], self.key, self.subject
+        focused = [key] if subject is None else [key, subject]
+        places = [self.positions.index(j) for j in focused]
+        target = VGroup(*(VGroup(self.copies[p], self.bars[p], self.weights[p]) for p in places))
         view = self.camera.frame.copy().set(height=target.height * 1.5).move_to(target)
-        with self.narration(line, key=tokens[key], query=tokens[self.query], back=back, weight=f"{row[key]:.2f}"):
+        if view.width < target.width * 1.2:
+            view.set(width=target.width * 1.2)
+        line, names = self.focus_line(row)
+        with self.narration(line, **names):
             self.play(*(FadeOut(m) for m in [self.result, *self.cut_by(view)]), run_time=0.8)
             self.play(self.camera.frame.animate.become(view), run_time=2)
-            self.play(emphasise(self.weights[place], scale_factor=1.3), emphasise(self.copies[place].word))
+            self.play(*(emphasise(self.weights[p], scale_factor=1.3) for p in places),
+                      *(emphasise(self.copies[p].word) for p in places))
+
+    def focus_line(self, row: list[float]) -> tuple[str, dict]:
+        """The last step's line and what it names."""
+        key, query, tokens = self.key, self.query, self.trace["tokens"]
+        names = dict(key=tokens[key], query=tokens[query], back=query - key, weight=f"{row[key]:.2f}")
+        if self.subject is not None:
+            subject = self.subject
+            return "ch05.focus_subject", {**names, "subject": tokens[subject], "back": query - subject,
+                                          "subject_weight": f"{row[subject]:.2f}"}
+        line = ("ch05.alone" if query == 0 else "ch05.focus" if key == 0 else
+                "ch05.focus_earlier" if query - key > 1 else "ch05.focus_other")
+        return line, names
 
     def cut_by(self, view: Mobject) -> list[Mobject]:
         """What a close-up on ``view`` would cut or leave out: each word's column (copy, bar, weight), a

@@ -2,6 +2,7 @@
 
 import copy
 import math
+import string
 from dataclasses import fields
 
 import numpy as np
@@ -71,9 +72,14 @@ def test_the_font_check_names_the_package_for_missing_glyphs():
         font_for("\U0001F600")
 
 
-def test_every_language_has_every_string():
+def test_every_language_has_every_string_with_the_same_blanks():
     keys = {lang: set(strings) for lang, strings in STRINGS.items()}
     assert keys["en"] == keys["zh"]
+
+    def blanks(line: str) -> set[str]:
+        return {name for _, name, _, _ in string.Formatter().parse(line) if name}
+
+    assert [key for key in keys["en"] if blanks(STRINGS["en"][key]) != blanks(STRINGS["zh"][key])] == []
 
 
 def run(scene_class, **attributes):
@@ -637,6 +643,20 @@ def test_chapter_5_in_english_says_the_subject_came_in_words_before_the_verb(eng
     weight = english_sentence["attention"]["weights"][4][1]  # catch → cat
     said = STRINGS["en"]["ch05.focus_earlier"].format(key="cat", query="catch", back=3, weight=f"{weight:.2f}")
     assert run(MultiCopyInference).spoken[-1] == said
+
+
+def test_chapter_5_names_the_subject_too_where_the_largest_weight_goes_elsewhere(tmp_path, monkeypatch):
+    # the English model's "catch" weighs "likes" most for the fox; far back, the fox keeps its copy
+    sentence = "the fox today daily mornings nightly also always constantly often frequently outside likes to catch chickens"
+    trace = traced(sentence, tmp_path, monkeypatch, "en")
+    tokens, row = trace["tokens"], trace["attention"]["weights"][14]
+    key = max(range(15), key=row.__getitem__)
+    assert tokens[trace["rnn"]["followed_index"]] == "fox" and tokens[key] != "fox"
+    scene = run(MultiCopyInference)
+    said = STRINGS["en"]["ch05.focus_subject"].format(key=tokens[key], weight=f"{row[key]:.2f}", subject="fox",
+                                                      back=13, query="catch", subject_weight=f"{row[1]:.2f}")
+    assert scene.spoken[-1] == said
+    assert 1 in scene.positions and scene.numbers_on_screen["weight 1"] == row[1]
 
 
 def test_chapter_5_says_the_first_word_came_in_first(scene_trace, default_trace):
