@@ -141,13 +141,17 @@ class Training(ExplainerScene):
 
     def learning_line(self) -> str:
         """What training did for the target: the word before it alone (no choice to learn), the target
-        falling (the corpus teaches another), or rising with the weight on the key word (or on itself)."""
-        history = self.training["history"]
+        falling (the corpus teaches another), or rising with the weight on the key word (or on itself).
+        Only the subject (chapter 3's word) is said to be needed: a largest weight elsewhere (the English
+        fox's "likes") is said to rise, no more."""
+        history, t = self.training["history"], self.training
         if self.alone:
             return "ch06.alone"
         if history[-1]["target_probability"] < history[0]["target_probability"]:
             return "ch06.need_other"
-        return "ch06.need_self" if self.training["key_index"] == self.training["query_index"] else "ch06.need"
+        if t["key_index"] == t["query_index"]:
+            return "ch06.need_self"
+        return "ch06.need" if t["key_index"] == self.trace["rnn"]["followed_index"] else "ch06.rises"
 
     def frozen_region(self, plot: Plot) -> VGroup:
         """The first steps, in which Query and Key were held still while the rest learned."""

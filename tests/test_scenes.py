@@ -773,6 +773,19 @@ def test_chapter_6_says_a_word_that_weighs_itself_most_needs_its_own_information
     assert "「抓」最需要的是它自己的信息" in line and "「抓」需要「抓」" not in line
 
 
+def test_chapter_6_says_only_the_subject_is_needed(tmp_path, monkeypatch):
+    trace = traced("the fox likes to catch chickens", tmp_path, monkeypatch, "en")  # "catch" weighs "likes" most
+    training, tokens = trace["training"], trace["tokens"]
+    assert tokens[training["key_index"]] == "likes" and tokens[trace["rnn"]["followed_index"]] == "fox"
+    history = training["history"]
+    said = STRINGS["en"]["ch06.rises"].format(query="catch", key="likes", target="chickens",
+                                              start=f"{history[0]['key_weight']:.2f}",
+                                              end=f"{history[-1]['key_weight']:.3f}",
+                                              p=f"{history[-1]['target_probability']:.3f}")
+    spoken = run(Training).spoken
+    assert said in spoken and not any("needs" in line for line in spoken)
+
+
 @pytest.mark.parametrize("sentence, lang", [("猫喜欢抓老鼠", "zh"), ("the cat likes to catch mice", "en")])
 def test_chapter_6_sends_the_difference_back_into_the_output_layer_past_the_predictions(sentence, lang, tmp_path,
                                                                                        monkeypatch):
