@@ -1,5 +1,6 @@
 """Chapter 5 — multi-copy inference (seed 2.3–2.4): one network copy per word; the current word's
-Query against every copy's Key; weighted values added; the prediction; the first word's weight."""
+Query against every copy's Key; weighted values added; the prediction; a close-up on the largest
+weight (and on the subject's, where the largest goes to another word)."""
 
 from __future__ import annotations
 
@@ -52,7 +53,7 @@ class MultiCopyInference(ExplainerScene):
         (the first words, the largest weight's word, the subject and the last words keep their copies)."""
         self.title = self.show_title()
         attention, tokens = self.trace["attention"], self.trace["tokens"]
-        kept = [self.key, self.query] if self.subject is None else [self.key, self.subject, self.query]
+        kept = [j for j in (self.key, self.subject, self.query) if j is not None]
         slots = drawn_slots(self.query + 1, kept, ROOM)
         width = min(2.6, COPIES_WIDTH / len(slots))
         spacing = min(0.27, 0.85 * width / len(attention["inputs"][0]))  # the widest row fills 85 %
@@ -148,7 +149,7 @@ class MultiCopyInference(ExplainerScene):
     def focus_on_key(self):
         """The camera closes in on the largest weight's word (and on the subject, where that is another)."""
         row, key, subject = self.trace["attention"]["weights"][self.query], self.key, self.subject
-        focused = [key] if subject is None else [key, subject]
+        focused = [j for j in (key, subject) if j is not None]
         places = [self.positions.index(j) for j in focused]
         target = VGroup(*(VGroup(self.copies[p], self.bars[p], self.weights[p]) for p in places))
         view = self.camera.frame.copy().set(height=target.height * 1.5).move_to(target)
@@ -165,8 +166,8 @@ class MultiCopyInference(ExplainerScene):
         """The last step's line and what it names."""
         key, query, tokens = self.key, self.query, self.trace["tokens"]
         names = dict(key=tokens[key], query=tokens[query], back=query - key, weight=f"{row[key]:.2f}")
-        if self.subject is not None:
-            subject = self.subject
+        subject = self.subject
+        if subject is not None:
             return "ch05.focus_subject", {**names, "subject": tokens[subject], "back": query - subject,
                                           "subject_weight": f"{row[subject]:.2f}"}
         line = ("ch05.alone" if query == 0 else "ch05.focus" if key == 0 else
