@@ -646,17 +646,19 @@ def test_chapter_5_in_english_says_the_subject_came_in_words_before_the_verb(eng
 
 
 def test_chapter_5_names_the_subject_too_where_the_largest_weight_goes_elsewhere(tmp_path, monkeypatch):
-    # the English model's "catch" weighs "likes" most for the fox; far back, the fox keeps its copy
-    sentence = "the fox today daily mornings nightly also always constantly often frequently outside likes to catch chickens"
-    trace = traced(sentence, tmp_path, monkeypatch, "en")
-    tokens, row = trace["tokens"], trace["attention"]["weights"][14]
-    key = max(range(15), key=row.__getitem__)
-    assert tokens[trace["rnn"]["followed_index"]] == "fox" and tokens[key] != "fox"
+    # as the shipped English model does for the fox ("catch" weighs "likes" 0.52, "fox" 0.30), with the
+    # subject in the middle of a long sentence, where it must keep its copy out of the "⋯"
+    sentence = "the cat today daily mornings nightly also always constantly often frequently outside likes to catch mice"
+    trace = copy.deepcopy(traced(sentence, tmp_path, monkeypatch, "en"))
+    row, subject, likes = trace["attention"]["weights"][14], 6, 12
+    row[1], row[likes] = row[likes], row[1]  # "likes" now has the largest weight
+    trace["rnn"]["followed_index"] = subject
+    for_the_scenes(trace, tmp_path, monkeypatch, "en")
     scene = run(MultiCopyInference)
-    said = STRINGS["en"]["ch05.focus_subject"].format(key=tokens[key], weight=f"{row[key]:.2f}", subject="fox",
-                                                      back=13, query="catch", subject_weight=f"{row[1]:.2f}")
+    said = STRINGS["en"]["ch05.focus_subject"].format(key="likes", weight=f"{row[likes]:.2f}", subject="also",
+                                                      back=8, query="catch", subject_weight=f"{row[subject]:.2f}")
     assert scene.spoken[-1] == said
-    assert 1 in scene.positions and scene.numbers_on_screen["weight 1"] == row[1]
+    assert subject in scene.positions and scene.numbers_on_screen[f"weight {subject}"] == row[subject]
 
 
 def test_chapter_5_says_the_first_word_came_in_first(scene_trace, default_trace):
@@ -773,12 +775,12 @@ def test_chapter_6_says_a_word_that_weighs_itself_most_needs_its_own_information
     assert "「抓」最需要的是它自己的信息" in line and "「抓」需要「抓」" not in line
 
 
-def test_chapter_6_says_only_the_subject_is_needed(tmp_path, monkeypatch):
-    trace = traced("the fox likes to catch chickens", tmp_path, monkeypatch, "en")  # "catch" weighs "likes" most
-    training, tokens = trace["training"], trace["tokens"]
-    assert tokens[training["key_index"]] == "likes" and tokens[trace["rnn"]["followed_index"]] == "fox"
-    history = training["history"]
-    said = STRINGS["en"]["ch06.rises"].format(query="catch", key="likes", target="chickens",
+def test_chapter_6_says_only_the_subject_is_needed(english_sentence, tmp_path, monkeypatch):
+    trace = copy.deepcopy(english_sentence)  # as for the shipped English fox: "catch" weighs "likes" most
+    trace["training"]["key_index"] = 2
+    for_the_scenes(trace, tmp_path, monkeypatch, "en")
+    history = trace["training"]["history"]
+    said = STRINGS["en"]["ch06.rises"].format(query="catch", key="likes", target="mice",
                                               start=f"{history[0]['key_weight']:.2f}",
                                               end=f"{history[-1]['key_weight']:.3f}",
                                               p=f"{history[-1]['target_probability']:.3f}")
