@@ -11,6 +11,7 @@ import hashlib
 import json
 from pathlib import Path
 
+from model.corpus import LANGUAGES
 from model.files import write_atomically
 
 TRACE_FORMAT = 5  # bump when fields change: older trace.json files are then rebuilt or refused
@@ -52,10 +53,11 @@ def validate(trace: dict) -> None:
     """Raise TraceError unless the trace has every field with consistent shapes and weights."""
     check(trace.get("format") == TRACE_FORMAT,
           f"format {trace.get('format')} is not {TRACE_FORMAT} (written by another version); rebuild it")
-    required = ("sentence", "tokens", "attention", "rnn", "accuracy_by_distance", "training",
+    required = ("sentence", "lang", "tokens", "attention", "rnn", "accuracy_by_distance", "training",
                 "kv_cache", "sequential", "scale", "hardware", "sqrt_dk", "multi_head", "encoder_decoder")
     missing = [name for name in required if name not in trace]
     check(not missing, f"missing {', '.join(missing)}")
+    check(trace["lang"] in LANGUAGES, f"lang {trace['lang']!r} is not one of {', '.join(LANGUAGES)}")
     T = len(trace["tokens"])
     check(T >= 2, "fewer than two tokens")
     attention = trace["attention"]

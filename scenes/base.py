@@ -31,7 +31,7 @@ class ExplainerScene(MovingCameraScene):
     def setup(self):
         super().setup()
         self.trace = source.current_trace()
-        self.lang = source.language()
+        self.lang = self.trace["lang"]
         self.camera.background_color = ManimColor(theme().background)
         self.numbers_on_screen: dict[str, float] = {}
         self.spoken: list[str] = []  # the narration so far, line by line

@@ -2,8 +2,9 @@
 
 The pipeline sets ``ATTENTION_TRACE`` to a trace.json it built. Run directly
 (``manim -ql scenes/ch05_multi_copy.py MultiCopyInference``), a scene uses ``ATTENTION_SENTENCE``
-and ``ATTENTION_LANG`` (default 猫喜欢抓老鼠, zh) and builds the Trace once in a separate process,
-so that torch never loads into the scene.
+and ``ATTENTION_LANG`` (default 猫喜欢抓老鼠; the language, when left out, is the sentence's) and
+builds the Trace once in a separate process, so that torch never loads into the scene. A mistake in
+either is one ``error:`` line, as from ``./render.sh``.
 """
 
 from __future__ import annotations
@@ -14,15 +15,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from model.corpus import STORIES
+from model.corpus import LANGUAGES, STORIES, default_language
 from model.files import sentence_folder
 from model.trace_schema import TraceError, load_trace
 
 PROJECT = Path(__file__).resolve().parent.parent
-
-
-def language() -> str:
-    return os.environ.get("ATTENTION_LANG", "zh")
 
 
 @functools.lru_cache(maxsize=None)
@@ -34,9 +31,11 @@ def current_trace() -> dict:
     """The Trace the scenes draw; built on first use when running outside the pipeline."""
     given = os.environ.get("ATTENTION_TRACE")
     if given:
-        return load(given)
-    lang = language()
-    sentence = os.environ.get("ATTENTION_SENTENCE", STORIES[lang].default_sentence)
+        try:
+            return load(given)
+        except TraceError as error:
+            raise SystemExit(f"error: ATTENTION_TRACE: {error}") from None
+    sentence, lang = requested_sentence()
     path = PROJECT / "out" / sentence_folder(sentence) / f"trace.{lang}.json"
     try:
         trace = load(str(path))
@@ -50,3 +49,12 @@ def current_trace() -> dict:
         raise SystemExit(result.stderr.strip() or f"building the trace failed ({result.returncode})")
     load.cache_clear()
     return load(str(path))
+
+
+def requested_sentence() -> tuple[str, str]:
+    """The sentence and language named by ``ATTENTION_SENTENCE`` and ``ATTENTION_LANG``."""
+    sentence = os.environ.get("ATTENTION_SENTENCE")
+    lang = os.environ.get("ATTENTION_LANG") or default_language(sentence, None)
+    if lang not in LANGUAGES:
+        raise SystemExit(f"error: ATTENTION_LANG={lang!r} is not a language of the explainer: use {' or '.join(LANGUAGES)}")
+    return (sentence if sentence is not None else STORIES[lang].default_sentence), lang

@@ -172,6 +172,50 @@ def test_trace_of_an_english_corpus_without_lang_is_english(tmp_path, capsys):
     assert (trace["lang"], trace["tokens"][0]) == ("en", "the")
 
 
+def test_plain_manim_takes_the_language_of_its_sentence_or_of_attention_lang(monkeypatch):
+    from scenes.source import requested_sentence
+
+    monkeypatch.delenv("ATTENTION_LANG", raising=False)
+    monkeypatch.delenv("ATTENTION_SENTENCE", raising=False)
+    assert requested_sentence() == ("猫喜欢抓老鼠", "zh")
+    monkeypatch.setenv("ATTENTION_SENTENCE", "the dog likes to catch frisbees")
+    assert requested_sentence() == ("the dog likes to catch frisbees", "en")
+    monkeypatch.delenv("ATTENTION_SENTENCE")
+    monkeypatch.setenv("ATTENTION_LANG", "en")
+    assert requested_sentence() == ("the cat likes to catch mice", "en")
+
+
+@pytest.mark.parametrize("variable, value, fragment", [
+    ("ATTENTION_LANG", "fr", "use zh or en"),
+    ("ATTENTION_TRACE", "missing.json", "cannot read trace"),
+    ("ATTENTION_TRACE", "damaged.json", "edited or damaged"),
+])
+def test_a_plain_manim_mistake_is_one_error_line(tmp_path, monkeypatch, variable, value, fragment):
+    from scenes import source
+
+    (tmp_path / "damaged.json").write_text('{"format": 5}', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ATTENTION_TRACE", raising=False)
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(SystemExit) as stopped:
+        source.current_trace()
+    message = str(stopped.value)
+    assert message.startswith("error:") and fragment in message and "\n" not in message
+
+
+def test_a_scene_speaks_the_language_of_its_trace(monkeypatch, tmp_path):
+    from model.trace import build_trace
+    from model.trace_schema import save_trace
+    from scenes.ch04_attention_nodes import AttentionNodes
+
+    save_trace(build_trace("the dog likes to catch frisbees", "en"), tmp_path / "trace.json")
+    monkeypatch.setenv("ATTENTION_TRACE", str(tmp_path / "trace.json"))
+    monkeypatch.delenv("ATTENTION_LANG", raising=False)
+    scene = AttentionNodes()
+    scene.setup()
+    assert scene.lang == "en" and scene.say("ch04.title").startswith("Chapter 4")
+
+
 def test_chapters_are_numbers_and_ranges():
     assert [c.number for c in render.chapters_from("3-5,8")] == [3, 4, 5, 8]
     assert [c.number for c in render.chapters_from("9,1-2,2")] == [1, 2, 9]

@@ -153,6 +153,7 @@ def test_a_saved_trace_loads_back_and_an_edited_one_is_caught(default_trace, tmp
     (lambda t: t["rnn"]["influence"].pop(), "rnn.influence"),
     (lambda t: t["rnn"].__setitem__("followed_index", len(t["tokens"]) - 1), "followed_index"),
     (lambda t: t.pop("kv_cache"), "missing kv_cache"),
+    (lambda t: t.__setitem__("lang", "fr"), "lang 'fr' is not one of zh, en"),
     (lambda t: t["kv_cache"]["steps_with_cache"].append(1), "count per word"),
     (lambda t: t["training"]["copy_updates"]["query"].pop(), "one update per copy"),
     (lambda t: t["training"]["history"][0]["query_scores"].pop(), "a score per word"),
