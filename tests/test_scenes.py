@@ -353,6 +353,20 @@ def test_prediction_words_keep_clear_of_what_stands_left_of_them_and_share_one_s
     assert all(round(word.font_size, 6) == 22 for word in rows(["猫", "狗"], -1.2))
 
 
+def test_a_y_tick_label_stands_clear_of_a_dot_on_the_axis():
+    """Chapters 3, 8 and 9 start a curve on the y axis: its first dot (chapter 9's are the largest)
+    must not touch the tick label beside it."""
+    from manim import Dot
+
+    from scenes.mobjects.nodes import chart_axes
+
+    box = {"left": -2.0, "right": 2.0, "bottom": -1.0, "top": 1.0}
+    for text in ("4", "1.0", "1024"):
+        ticks = chart_axes(box, [], [(text, [-2.0, 0.5, 0])], "x", "y")[1]
+        dot = Dot([-2.0, 0.5, 0], radius=0.08)
+        assert ticks[0].get_right()[0] < dot.get_left()[0] - 0.05
+
+
 def test_a_label_with_notation_still_draws_markup_characters_as_written():
     from scenes.mobjects import label
 

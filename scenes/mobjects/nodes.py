@@ -216,17 +216,21 @@ def prediction_rows(top: Sequence[tuple[str, float]], numbers: Sequence[Text], t
     return rows
 
 
+Y_TICK_BUFF = 0.22  # room between a y tick label and the axis for a data dot on it (radius up to 0.08)
+
+
 def chart_axes(box: dict, x_ticks, y_ticks, x_title: str, y_title: str, y_title_buff: float = 0.1) -> VGroup:
     """Two axes along the left and bottom of ``box`` (left, right, bottom, top), tick labels and titles.
 
     ``x_ticks`` / ``y_ticks``: (text, point) pairs; each label sits below / left of its point, so the
-    caller's own mapping (linear or log) decides where.
+    caller's own mapping (linear or log) decides where. A y label stands clear of a data dot drawn on
+    the axis (the first point of a curve that starts at x = 0).
     """
     corner = [box["left"], box["bottom"], 0]
     lines = VGroup(Line(corner, [box["right"], box["bottom"], 0]), Line(corner, [box["left"], box["top"], 0]))
     lines.set_stroke(role_colour("muted"), 2)
     ticks = VGroup(*(label(text, 14, "muted").next_to(point, DOWN, buff=0.1) for text, point in x_ticks),
-                   *(label(text, 14, "muted").next_to(point, LEFT, buff=0.1) for text, point in y_ticks))
+                   *(label(text, 14, "muted").next_to(point, LEFT, buff=Y_TICK_BUFF) for text, point in y_ticks))
     titles = VGroup(label(x_title, 16, "muted").next_to(lines[0], DOWN, buff=0.45),
                     label(y_title, 16, "muted").next_to(lines[1], UP, buff=y_title_buff))
     return VGroup(lines, ticks, titles)
