@@ -329,7 +329,7 @@ def render_chapter(chapter: Chapter, request: Request, trace_path: Path, work: P
     # As slides, the chapter's class comes from scenes/slides.py, which makes each one a manim-slides Slide.
     source = PROJECT / "scenes" / "slides.py" if request.slides else chapter.path
     command += [str(source), scene_name(chapter, request)]
-    env = {**os.environ, "ATTENTION_TRACE": str(trace_path), "ATTENTION_LANG": request.lang,
+    env = {**os.environ, "ATTENTION_TRACE": str(trace_path),
            "ATTENTION_THEME": request.theme, "ATTENTION_PROGRESS": str(progress_file(work, chapter)),
            "ATTENTION_SLIDES": str(work / "slides")}
     started = time.monotonic()

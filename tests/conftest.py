@@ -63,7 +63,6 @@ def trace_file(default_trace, tmp_path_factory):
 @pytest.fixture
 def scene_trace(trace_file, monkeypatch):
     monkeypatch.setenv("ATTENTION_TRACE", str(trace_file))
-    monkeypatch.setenv("ATTENTION_LANG", "zh")
     return trace_file
 
 

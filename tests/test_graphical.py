@@ -208,7 +208,6 @@ def english_trace(scene_trace, tmp_path, monkeypatch):
 
     save_trace(build_trace("the cat likes to catch mice", "en"), tmp_path / "trace.json")
     monkeypatch.setenv("ATTENTION_TRACE", str(tmp_path / "trace.json"))
-    monkeypatch.setenv("ATTENTION_LANG", "en")
 
 
 @pytest.mark.usefixtures("english_trace")

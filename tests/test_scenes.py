@@ -373,15 +373,13 @@ def test_a_label_with_notation_still_draws_markup_characters_as_written():
     assert len(label("a<b & d_k", 20)) == len("a<b&dk")
 
 
-def for_the_scenes(trace: dict, tmp_path, monkeypatch, lang: str | None = None) -> dict:
+def for_the_scenes(trace: dict, tmp_path, monkeypatch) -> dict:
     """``trace`` saved where the scenes will read it, its hash renewed (a test may have edited it)."""
     from model.trace_schema import content_hash, save_trace
 
     trace["hash"] = content_hash(trace)
     save_trace(trace, tmp_path / "trace.json")
     monkeypatch.setenv("ATTENTION_TRACE", str(tmp_path / "trace.json"))
-    if lang:
-        monkeypatch.setenv("ATTENTION_LANG", lang)
     return trace
 
 
@@ -389,7 +387,7 @@ def traced(sentence: str, tmp_path, monkeypatch, lang: str = "zh") -> dict:
     """The Trace of ``sentence``, saved where the scenes will read it."""
     from model.trace import build_trace
 
-    return for_the_scenes(build_trace(sentence, lang), tmp_path, monkeypatch, lang)
+    return for_the_scenes(build_trace(sentence, lang), tmp_path, monkeypatch)
 
 
 @pytest.fixture
@@ -648,7 +646,7 @@ def test_chapter_3_does_not_say_a_share_falls_when_the_rnn_keeps_it(english_sent
     last = trace["rnn"]["influence"][-1]
     kept = trace["rnn"]["influence"][1][1]
     last[:] = [kept if i == 1 else (1 - kept) / (len(last) - 1) for i in range(len(last))]
-    for_the_scenes(trace, tmp_path, monkeypatch, "en")
+    for_the_scenes(trace, tmp_path, monkeypatch)
     line = next(line for line in run(RNNDilution).spoken if "each earlier word" in line)
     assert "falls" not in line and f"{kept:.2f}, then {kept:.2f}" in line
 
@@ -667,7 +665,7 @@ def test_chapter_5_names_the_subject_too_where_the_largest_weight_goes_elsewhere
     row, subject, likes = trace["attention"]["weights"][14], 6, 12
     row[1], row[likes] = row[likes], row[1]  # "likes" now has the largest weight
     trace["rnn"]["followed_index"] = subject
-    for_the_scenes(trace, tmp_path, monkeypatch, "en")
+    for_the_scenes(trace, tmp_path, monkeypatch)
     scene = run(MultiCopyInference)
     said = STRINGS["en"]["ch05.focus_subject"].format(key="likes", weight=f"{row[likes]:.2f}", subject="also",
                                                       back=8, query="catch", subject_weight=f"{row[subject]:.2f}")
@@ -690,7 +688,7 @@ def test_chapter_3_does_not_say_the_rnn_falls_where_its_accuracy_was_measured_fl
     trace = copy.deepcopy(default_trace)
     for row in trace["accuracy_by_distance"]:  # an RNN that, like an untrained one, is as good far as near
         row["rnn"] = 0.16
-    for_the_scenes(trace, tmp_path, monkeypatch, "zh")
+    for_the_scenes(trace, tmp_path, monkeypatch)
     spoken = run(RNNDilution).spoken
     flat, falls = STRINGS["zh"]["ch03.accuracy_flat"].split("（")[0], STRINGS["zh"]["ch03.accuracy"].split("（")[0]
     assert any(line.startswith(flat) for line in spoken) and not any(line.startswith(falls) for line in spoken)
@@ -783,7 +781,7 @@ def test_chapter_6_says_a_word_that_weighs_itself_most_needs_its_own_information
                                                                                     monkeypatch):
     trace = copy.deepcopy(default_trace)  # as for "the teacher often reads books" on a user corpus: reads → reads
     trace["training"]["key_index"] = trace["training"]["query_index"]
-    for_the_scenes(trace, tmp_path, monkeypatch, "zh")
+    for_the_scenes(trace, tmp_path, monkeypatch)
     spoken = run(Training).spoken
     line = next(line for line in spoken if "的概率跟着升到" in line)
     assert "「抓」最需要的是它自己的信息" in line and "「抓」需要「抓」" not in line
@@ -792,7 +790,7 @@ def test_chapter_6_says_a_word_that_weighs_itself_most_needs_its_own_information
 def test_chapter_6_says_only_the_subject_is_needed(english_sentence, tmp_path, monkeypatch):
     trace = copy.deepcopy(english_sentence)  # as for the shipped English fox: "catch" weighs "likes" most
     trace["training"]["key_index"] = 2
-    for_the_scenes(trace, tmp_path, monkeypatch, "en")
+    for_the_scenes(trace, tmp_path, monkeypatch)
     history = trace["training"]["history"]
     said = STRINGS["en"]["ch06.rises"].format(query="catch", key="likes", target="mice",
                                               start=f"{history[0]['key_weight']:.2f}",
@@ -832,8 +830,8 @@ def test_chapter_5_s_close_up_cuts_nothing_in_half(sentence, tmp_path, monkeypat
 def test_chapter_1_puts_the_word_its_id_and_the_input_layer_side_by_side(default_trace, tmp_path, monkeypatch, word,
                                                                          lang):
     trace = copy.deepcopy(default_trace)
-    trace["tokens"][2] = word  # the word chapter 1 follows
-    for_the_scenes(trace, tmp_path, monkeypatch, lang)
+    trace["tokens"][2], trace["lang"] = word, lang  # the word chapter 1 follows, and the language it is told in
+    for_the_scenes(trace, tmp_path, monkeypatch)
     scene = run(NetworkBasics)
     assert side_by_side([scene.token, scene.id_box, scene.inputs])
     title = next(m for m in scene.mobjects if isinstance(m, Text) and m.text.startswith(("第一章", "Chapter")))
