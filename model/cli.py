@@ -21,6 +21,16 @@ class UsageError(ValueError):
     """A mistake in the command line; the message says what to do."""
 
 
+def sentence_and_language(sentence: str | None, lang: str | None, corpus: str | None) -> tuple[str, str]:
+    """What a command works on: ``lang``, or when left out the language the corpus (else the sentence)
+    is written in; ``sentence``, or when left out the story's sentence in that language. An unknown
+    language is a UsageError."""
+    lang = lang if lang is not None else default_language(sentence, corpus)
+    if lang not in LANGUAGES:
+        raise UsageError(f"unknown language {lang!r}: use {' or '.join(LANGUAGES)}")
+    return (sentence if sentence is not None else STORIES[lang].default_sentence), lang
+
+
 def language(value: str) -> str:
     if value not in LANGUAGES:
         raise argparse.ArgumentTypeError(f"unknown language {value!r}: use {' or '.join(LANGUAGES)}")
@@ -66,8 +76,7 @@ def run_trace(args) -> None:
     from model.trace import build_trace
     from model.trace_schema import save_trace
 
-    lang = args.lang or default_language(args.sentence, args.corpus)
-    sentence = args.sentence if args.sentence is not None else STORIES[lang].default_sentence
+    sentence, lang = sentence_and_language(args.sentence, args.lang, args.corpus)
     out = writable_output(Path(args.out) if args.out else Path("out") / sentence_folder(sentence) / "trace.json")
     started = time.monotonic()
     trace = build_trace(sentence, lang, args.corpus)

@@ -28,9 +28,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from model.cli import USAGE_ERROR, Parser, UsageError, language
+from model.cli import USAGE_ERROR, Parser, UsageError, language, sentence_and_language
 from model.console import say
-from model.corpus import LANGUAGES, STORIES, default_language
 from model.files import sentence_folder
 from scenes import subtitles
 from scenes.chapters import BY_NUMBER, CHAPTERS, Chapter
@@ -105,9 +104,7 @@ class Request:
 
 def request_from(args) -> Request:
     """Check every flag; a UsageError names the first problem."""
-    lang = args.lang if args.lang is not None else default_language(args.sentence, args.corpus)
-    if lang not in LANGUAGES:
-        raise UsageError(f"unknown language {lang!r}: use zh or en")
+    sentence, lang = sentence_and_language(args.sentence, args.lang, args.corpus)
     if args.quality not in QUALITIES:
         raise UsageError(f"unknown quality {args.quality!r}: use one of {', '.join(QUALITIES)}")
     if args.format not in FORMATS:
@@ -121,7 +118,6 @@ def request_from(args) -> Request:
         raise UsageError("--jobs must be 1 or more")
     if args.corpus is not None and not Path(args.corpus).is_file():
         raise UsageError(f"cannot read corpus {args.corpus}: no such file")
-    sentence = args.sentence if args.sentence is not None else STORIES[lang].default_sentence
     out = Path(args.out).absolute() if args.out else (PROJECT / "out" / sentence_folder(sentence)
                                            / f"{lang}-{QUALITIES[args.quality]}")
     check_output_folder(out, args.out)

@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from model.corpus import LANGUAGES, STORIES, default_language
+from model.cli import UsageError, sentence_and_language
 from model.files import sentence_folder
 from model.trace_schema import TraceError, load_trace
 
@@ -53,8 +53,8 @@ def current_trace() -> dict:
 
 def requested_sentence() -> tuple[str, str]:
     """The sentence and language named by ``ATTENTION_SENTENCE`` and ``ATTENTION_LANG``."""
-    sentence = os.environ.get("ATTENTION_SENTENCE")
-    lang = os.environ.get("ATTENTION_LANG") or default_language(sentence, None)
-    if lang not in LANGUAGES:
-        raise SystemExit(f"error: ATTENTION_LANG={lang!r} is not a language of the explainer: use {' or '.join(LANGUAGES)}")
-    return (sentence if sentence is not None else STORIES[lang].default_sentence), lang
+    try:
+        return sentence_and_language(os.environ.get("ATTENTION_SENTENCE"), os.environ.get("ATTENTION_LANG") or None,
+                                     corpus=None)
+    except UsageError as error:
+        raise SystemExit(f"error: ATTENTION_LANG: {error}") from None
