@@ -147,7 +147,8 @@ class MultiCopyInference(ExplainerScene):
         self.result = VGroup(self.total, self.total_title, arrow, guess)
 
     def focus_on_key(self):
-        """The camera closes in on the largest weight's word (and on the subject, where that is another)."""
+        """The camera closes in on the largest weight's word (and on the subject, where that is another),
+        with the words it keeps in view in the middle of the picture."""
         row, key, subject = self.trace["attention"]["weights"][self.query], self.key, self.subject
         focused = [j for j in (key, subject) if j is not None]
         places = [self.positions.index(j) for j in focused]
@@ -155,6 +156,7 @@ class MultiCopyInference(ExplainerScene):
         view = self.camera.frame.copy().set(height=target.height * 1.5).move_to(target)
         if view.width < target.width * 1.2:
             view.set(width=target.width * 1.2)
+        self.centre_what_it_keeps(view)
         line, names = self.focus_line(row)
         with self.narration(line, **names):
             self.play(*(FadeOut(m) for m in [self.result, *self.cut_by(view)]), run_time=0.8)
@@ -174,12 +176,23 @@ class MultiCopyInference(ExplainerScene):
                 "ch05.focus_earlier" if query - key > 1 else "ch05.focus_other")
         return line, names
 
-    def cut_by(self, view: Mobject) -> list[Mobject]:
-        """What a close-up on ``view`` would cut or leave out: each word's column (copy, bar, weight), a
-        "⋯" slot, the legend, the title."""
+    def centre_what_it_keeps(self, view: Mobject):
+        """Moves the view sideways until the word slots wholly inside it stand in its middle. Each move
+        keeps every slot that was inside and may take in another, so it ends."""
+        while True:
+            kept = VGroup(*(m for m in self.word_slots() if within(m, view)))
+            if abs(kept.get_x() - view.get_x()) < 1e-3:
+                return
+            view.set_x(kept.get_x())
+
+    def word_slots(self) -> list[Mobject]:
+        """Each word's column (copy, bar, weight) and each "⋯" slot."""
         columns = [VGroup(*parts) for parts in zip(self.copies, self.bars, self.weights)]
-        slots = [VGroup(*parts) for parts in zip(self.gaps, self.shared, self.shared_bars)]
-        return [m for m in [*columns, *slots, self.legend, self.title] if not within(m, view)]
+        return columns + [VGroup(*parts) for parts in zip(self.gaps, self.shared, self.shared_bars)]
+
+    def cut_by(self, view: Mobject) -> list[Mobject]:
+        """What a close-up on ``view`` would cut or leave out: word slots, the legend, the title."""
+        return [m for m in [*self.word_slots(), self.legend, self.title] if not within(m, view)]
 
 
 def within(mobject: Mobject, view: Mobject) -> bool:

@@ -7,7 +7,7 @@ from dataclasses import fields
 
 import numpy as np
 import pytest
-from manim import (DL, RIGHT, UR, Arrow, CurvedArrow, Indicate, ManimColor, MarkupText, Rectangle,
+from manim import (DL, RIGHT, UR, Arrow, CurvedArrow, Group, Indicate, ManimColor, MarkupText, Rectangle,
                    ReplacementTransform, Text, Transform, TransformFromCopy, VGroup, VMobject, tempconfig)
 
 from scenes.ch01_network_basics import NetworkBasics
@@ -824,6 +824,8 @@ def test_chapter_5_s_close_up_cuts_nothing_in_half(sentence, tmp_path, monkeypat
     for m in scene.mobjects:  # what faded out has left the scene
         assert (view.get_left()[0] <= m.get_left()[0] and m.get_right()[0] <= view.get_right()[0]
                 and view.get_bottom()[1] <= m.get_bottom()[1] and m.get_top()[1] <= view.get_top()[1]), m
+    kept = Group(*(m for m in scene.mobjects if m is not view))  # as much room on its left as on its right
+    assert kept.get_left()[0] - view.get_left()[0] == pytest.approx(view.get_right()[0] - kept.get_right()[0], abs=0.01)
 
 
 @pytest.mark.parametrize("word, lang", [("抓", "zh"), ("catch", "en"), ("extraordinarily", "en")])
