@@ -21,6 +21,13 @@ from model.trace_schema import TraceError, load_trace
 
 PROJECT = Path(__file__).resolve().parent.parent
 
+# The trace builder's advice names ./render.sh's flags; a plain Manim run is steered by variables.
+PLAIN_MANIM_ADVICE = {
+    "use --lang ": "set ATTENTION_LANG=",
+    "pass --corpus FILE with sentences that use it":
+        "set ATTENTION_TRACE to a trace of a corpus that uses it (./render.sh trace --corpus FILE --sentence S)",
+}
+
 
 @functools.lru_cache(maxsize=None)
 def load(path: str) -> dict:
@@ -46,7 +53,7 @@ def current_trace() -> dict:
     build = [sys.executable, "-m", "model.cli", "trace", "--sentence", sentence, "--lang", lang, "--out", str(path)]
     result = subprocess.run(build, cwd=PROJECT, capture_output=True, text=True)
     if result.returncode != 0:
-        raise SystemExit(result.stderr.strip() or f"building the trace failed ({result.returncode})")
+        raise SystemExit(in_plain_manim_terms(result.stderr.strip()) or f"building the trace failed ({result.returncode})")
     load.cache_clear()
     return load(str(path))
 
@@ -58,3 +65,9 @@ def requested_sentence() -> tuple[str, str]:
                                      corpus=None)
     except UsageError as error:
         raise SystemExit(f"error: ATTENTION_LANG: {error}") from None
+
+
+def in_plain_manim_terms(message: str) -> str:
+    for flag, variable in PLAIN_MANIM_ADVICE.items():
+        message = message.replace(flag, variable)
+    return message

@@ -203,6 +203,23 @@ def test_a_plain_manim_mistake_is_one_error_line(tmp_path, monkeypatch, variable
     assert message.startswith("error:") and fragment in message and "\n" not in message
 
 
+@pytest.mark.parametrize("sentence, lang, advice", [
+    ("the dog likes to catch frisbees", "zh", "set ATTENTION_LANG=en"),
+    ("the dog likes to catch zebras", "en", "set ATTENTION_TRACE to a trace of a corpus"),
+])
+def test_plain_manim_advice_names_its_variables_not_the_flags(monkeypatch, sentence, lang, advice):
+    from scenes import source
+
+    monkeypatch.delenv("ATTENTION_TRACE", raising=False)
+    monkeypatch.setenv("ATTENTION_SENTENCE", sentence)
+    monkeypatch.setenv("ATTENTION_LANG", lang)
+    with pytest.raises(SystemExit) as stopped:
+        source.current_trace()
+    message = str(stopped.value)
+    assert message.startswith("error: unknown word") and advice in message and "--lang" not in message
+    assert "\n" not in message
+
+
 def test_a_scene_speaks_the_language_of_its_trace(monkeypatch, tmp_path):
     from model.trace import build_trace
     from model.trace_schema import save_trace
