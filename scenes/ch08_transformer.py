@@ -70,7 +70,7 @@ class TransformerContributions(ExplainerScene):
                              self.count("attention steps", steps["attention_steps"], ROWS["attention"], "query"))
         numbers = VGroup(*(label(str(i + 1), 16, "muted").next_to(word[0], UP, buff=0.15)
                            for i, word in enumerate(self.rnn)))
-        self.together = label("1", 16, "muted").next_to(self.attention, UP, buff=0.2)
+        self.together = VGroup(*(label("1", 16, "muted").next_to(word[0], UP, buff=0.15) for word in self.attention))
         with self.narration("ch08.parallel", rnn=steps["rnn_steps"], attention=steps["attention_steps"]):
             self.play(FadeIn(names), FadeIn(self.rnn), FadeIn(self.attention), FadeIn(self.heading))
             for i, word in enumerate(self.rnn):

@@ -828,6 +828,15 @@ def test_chapter_5_s_close_up_cuts_nothing_in_half(sentence, tmp_path, monkeypat
     assert kept.get_left()[0] - view.get_left()[0] == pytest.approx(view.get_right()[0] - kept.get_right()[0], abs=0.01)
 
 
+def test_chapter_8_numbers_every_attention_word_step_1_as_it_numbers_the_rnn_s_steps(scene_trace, default_trace):
+    scene = run(TransformerContributions)
+    steps = [step for step in scene.together]
+    assert len(steps) == len(scene.attention) == len(default_trace["tokens"])
+    assert all(step.text == "1" for step in steps)
+    assert all(abs(step.get_x() - word[0].get_x()) < 1e-6 and step.get_y() > word[0].get_top()[1]
+               for step, word in zip(steps, scene.attention))
+
+
 @pytest.mark.parametrize("word, lang", [("抓", "zh"), ("catch", "en"), ("extraordinarily", "en")])
 def test_chapter_1_puts_the_word_its_id_and_the_input_layer_side_by_side(default_trace, tmp_path, monkeypatch, word,
                                                                          lang):
