@@ -815,7 +815,7 @@ def test_chapter_6_sends_the_difference_back_into_the_output_layer_past_the_pred
 
 
 @pytest.mark.parametrize("sentence", ["猫喜欢", "猫喜欢抓老鼠", "狐狸每天早上偷偷喜欢抓鸡"])
-def test_chapter_5_s_close_up_cuts_nothing_in_half(sentence, tmp_path, monkeypatch):
+def test_chapter_5_s_close_up_cuts_nothing_in_half_and_centres_what_it_keeps(sentence, tmp_path, monkeypatch):
     traced(sentence, tmp_path, monkeypatch)
     scene = run(MultiCopyInference)
     view = scene.camera.frame
@@ -830,7 +830,7 @@ def test_chapter_5_s_close_up_cuts_nothing_in_half(sentence, tmp_path, monkeypat
 
 def test_chapter_8_numbers_every_attention_word_step_1_as_it_numbers_the_rnn_s_steps(scene_trace, default_trace):
     scene = run(TransformerContributions)
-    steps = [step for step in scene.together]
+    steps = list(scene.together)
     assert len(steps) == len(scene.attention) == len(default_trace["tokens"])
     assert all(step.text == "1" for step in steps)
     assert all(abs(step.get_x() - word[0].get_x()) < 1e-6 and step.get_y() > word[0].get_top()[1]
