@@ -31,6 +31,11 @@ def glyphs(text, formula: str, part: str, occurrence: int = 0):
     return text[first: first + len(drawn_characters(part).replace(" ", ""))]
 
 
+def step_numbers(row: VGroup, steps) -> VGroup:
+    """Over each word node of ``row``, the step it is computed in."""
+    return VGroup(*(label(str(step), 16, "muted").next_to(word[0], UP, buff=0.15) for step, word in zip(steps, row)))
+
+
 class TransformerContributions(ExplainerScene):
     title_key = "ch08.title"
     narration_lines = 7
@@ -68,9 +73,8 @@ class TransformerContributions(ExplainerScene):
         self.heading = self.word("sequential", 16, "muted").move_to([COUNT_X, 2.6, 0])
         self.counts = VGroup(self.count("rnn steps", steps["rnn_steps"], ROWS["rnn"], "key"),
                              self.count("attention steps", steps["attention_steps"], ROWS["attention"], "query"))
-        numbers = VGroup(*(label(str(i + 1), 16, "muted").next_to(word[0], UP, buff=0.15)
-                           for i, word in enumerate(self.rnn)))
-        self.together = VGroup(*(label("1", 16, "muted").next_to(word[0], UP, buff=0.15) for word in self.attention))
+        numbers = step_numbers(self.rnn, range(1, len(self.rnn) + 1))
+        self.together = step_numbers(self.attention, [1] * len(self.attention))
         with self.narration("ch08.parallel", rnn=steps["rnn_steps"], attention=steps["attention_steps"]):
             self.play(FadeIn(names), FadeIn(self.rnn), FadeIn(self.attention), FadeIn(self.heading))
             for i, word in enumerate(self.rnn):
