@@ -106,18 +106,23 @@ class ScaleProblem(ExplainerScene):
 
     def hit_the_limit(self):
         fit = self.trace["hardware"]["parameters_that_fit"]
-        self.numbers_on_screen["parameters that fit"] = fit
         first = next(r for r in self.trace["scale"] if r["fully_connected"] > fit)
         y = self.position(1, fit)[1]
         limit = DashedLine([CHART["left"], y, 0], [CHART["right"], y, 0], color=role_colour("highlight"))
-        limit_label = label(self.say("memory"), 16, "highlight").next_to(limit, UP, buff=0.08)
+        limit_label = VGroup(label(self.say("memory"), 16, "highlight"),
+                             self.shown("parameters that fit", fit, 0, 16, "highlight", grouped=True))
+        limit_label.arrange(RIGHT, buff=0.15).next_to(limit, UP, buff=0.08)
         limit_label.align_to(limit, LEFT).shift(0.15 * RIGHT)  # clear of the axis
-        index = self.trace["scale"].index(first)
+        point = self.points[self.trace["scale"].index(first)]
+        need = VGroup(label(f"{first['length']:,} {self.say('words')}", 16, "highlight"),
+                      self.shown(f"fully connected {first['length']}", first["fully_connected"], 0, 16, "highlight",
+                                 grouped=True))
+        need.arrange(RIGHT, buff=0.15).next_to(point, UP, buff=0.15).align_to(point, RIGHT)
         with self.narration("ch02.limit", length=f"{first['length']:,}", count=f"{first['fully_connected']:,}",
                             fit=f"{fit:,}"):
             self.play(Create(limit), FadeIn(limit_label))
-            self.play(Flash(self.points[index], color=role_colour("highlight")),
-                      self.points[index].animate.scale(2).set_color(role_colour("highlight")))
+            self.play(Flash(point, color=role_colour("highlight")),
+                      point.animate.scale(2).set_color(role_colour("highlight")), FadeIn(need))
 
     def show_attention_flat(self):
         count = self.trace["scale"][0]["attention"]

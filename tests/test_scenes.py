@@ -112,6 +112,10 @@ def test_chapter_2_shows_the_real_parameter_counts_and_the_machine_limit(scene_t
     assert shown["attention"] == default_trace["scale"][0]["attention"]
     assert shown["parameters that fit"] == default_trace["hardware"]["parameters_that_fit"]
     assert max(counts.values()) > shown["parameters that fit"] > shown["attention"]
+    first_too_big = min(length for length, count in counts.items() if count > shown["parameters that fit"])
+    assert shown[f"fully connected {first_too_big}"] == counts[first_too_big]
+    written = {m.text for m in scene.mobjects for m in m.get_family() if isinstance(m, Text)}
+    assert {f"{shown['parameters that fit']:,}", f"{counts[first_too_big]:,}"} <= written  # on screen, not only said
     memory = [m for m in scene.mobjects for m in m.get_family() if isinstance(m, Text) and m.text == STRINGS["zh"]["memory"]]
     assert len(memory) == 1 and memory[0].get_left()[0] > CHART["left"] + 0.05  # clear of the y axis
 
