@@ -119,17 +119,18 @@ class Training(ExplainerScene):
         weight = weight_plot.line(steps, [row["key_weight"] for row in history], "key")
         probability = weight_plot.line(steps, [row["target_probability"] for row in history], "output")
         end = history[-1]
+        loss_start = self.shown("loss start", history[0]["loss"], 2, 16, "highlight").next_to(loss[0].get_start(), RIGHT,
+                                                                                               buff=0.15)
         loss_end = self.shown("loss end", end["loss"], 2, 16, "highlight").next_to(loss[0].get_end(), UP, buff=0.1)
         tags = VGroup(
-            VGroup(label(self.say("weight_of", query=names["query"], key=names["key"]), 16, "key"),
-                   self.shown("weight end", end["key_weight"], 3, 16, "key")).arrange(RIGHT, buff=0.15),
-            VGroup(label(self.say("probability_of", word=names["target"]), 16, "output"),
-                   self.shown("p end", end["target_probability"], 3, 16, "output")).arrange(RIGHT, buff=0.15),
+            self.start_to_end(self.say("weight_of", query=names["query"], key=names["key"]), "weight", "key_weight",
+                              2, "key"),
+            self.start_to_end(self.say("probability_of", word=names["target"]), "p", "target_probability", 3,
+                              "output"),
         ).arrange(DOWN, aligned_edge=LEFT, buff=0.12).next_to(weight_axes[0], UP, buff=0.25)
-        self.numbers_on_screen["loss start"] = history[0]["loss"]
         learned, learned_p = self.trace["attention"]["predictions"][self.training["query_index"]][0]
         with self.narration("ch06.history", steps=steps[-1], start=f"{history[0]['loss']:.2f}", end=f"{end['loss']:.2f}"):
-            self.play(FadeIn(loss_axes))
+            self.play(FadeIn(loss_axes), FadeIn(loss_start))
             self.play(Create(loss[0]), run_time=2.5)
             self.play(FadeIn(loss_end))
         with self.narration(self.learning_line(), p=f"{end['target_probability']:.3f}",
@@ -138,6 +139,13 @@ class Training(ExplainerScene):
             self.play(FadeIn(weight_axes), FadeIn(frozen))
             self.play(Create(weight[0]), Create(probability[0]), run_time=3)
             self.play(FadeIn(tags))
+
+    def start_to_end(self, name: str, shown_as: str, field: str, start_digits: int, role: str) -> VGroup:
+        """A line's name with its value before and after training: "the weight of 抓 on 猫  0.33 → 0.992"."""
+        history = self.training["history"]
+        return VGroup(label(name, 16, role), self.shown(f"{shown_as} start", history[0][field], start_digits, 16, role),
+                      label("→", 16, role), self.shown(f"{shown_as} end", history[-1][field], 3, 16, role),
+                      ).arrange(RIGHT, buff=0.15)
 
     def learning_line(self) -> str:
         """What training did for the target: the word before it alone (no choice to learn), the target

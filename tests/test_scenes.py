@@ -162,6 +162,7 @@ def test_chapter_6_shows_the_recorded_training_and_the_copies_updates(scene_trac
     assert (shown["loss start"], shown["loss end"]) == (history[0]["loss"], history[-1]["loss"])
     assert shown["weight end"] == history[-1]["key_weight"] == default_trace["attention"]["weights"][2][0]
     assert shown["p end"] == history[-1]["target_probability"]
+    assert (shown["weight start"], shown["p start"]) == (history[0]["key_weight"], history[0]["target_probability"])
     assert [shown[f"score {j}"] for j in range(3)] == history[-1]["query_scores"]
     for c in range(3):
         assert shown[f"query update {c}"] == max(abs(v) for row in updates["query"][c] for v in row)
