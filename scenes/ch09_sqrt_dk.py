@@ -116,9 +116,10 @@ class SqrtDk(ExplainerScene):
         heads = [("d_k",), ("max_weight", "unscaled"), ("max_weight", "scaled"), ("gradient", "unscaled"),
                  ("gradient", "scaled")]
         roles = ("text", "highlight", "query", "highlight", "query")
-        table = VGroup(VGroup(*(VGroup(*(label(self.say(key) if key != "d_k" else key, 16, role) for key in head))
-                                .arrange(DOWN, buff=0.06).move_to([x, 2.2, 0])
-                                for head, role, x in zip(heads, roles, COLUMNS))))
+        lines = [[line for key in head for line in (self.say(key) if key != "d_k" else key).split("\n")]
+                 for head in heads]  # a name too wide for its column is written on two lines
+        table = VGroup(VGroup(*(VGroup(*(label(line, 16, role) for line in head)).arrange(DOWN, buff=0.06)
+                                .move_to([x, 2.2, 0]) for head, role, x in zip(lines, roles, COLUMNS))))
         fields = ("max_weight_unscaled", "max_weight_scaled", "grad_norm_unscaled", "grad_norm_scaled")
         for r, row in enumerate(self.rows):
             y = 1.2 - 0.75 * r
