@@ -56,9 +56,10 @@ class MultiHead(ExplainerScene):
         tags = VGroup()
         for head, grid in zip(heads, self.grids):
             share = head["shares"][head["looks_at"]]
-            tags.add(VGroup(label(self.say(f"looks.{head['looks_at']}"), 20, "highlight"),
-                            self.shown(f"share {head['head']}", share, 2, 20, "highlight"))
-                     .arrange(RIGHT, buff=0.15).next_to(grid, DOWN, buff=0.3))
+            measured = VGroup(label(self.say("mean_weight"), 16, "muted"),
+                              self.shown(f"share {head['head']}", share, 2, 16, "highlight")).arrange(RIGHT, buff=0.15)
+            tags.add(VGroup(label(self.say(f"looks.{head['looks_at']}"), 20, "highlight"), measured)
+                     .arrange(DOWN, buff=0.12).next_to(grid, DOWN, buff=0.3))
         labels = "、".join if self.lang == "zh" else ", ".join
         summary = labels(f"{self.say('head', n=h['head'] + 1)} {self.say('looks.' + h['looks_at'])}" for h in heads)
         with self.narration("ch10.labels", labels=summary):
