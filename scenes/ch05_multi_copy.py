@@ -4,7 +4,7 @@ weight (and on the subject's, where the largest goes to another word)."""
 
 from __future__ import annotations
 
-from manim import RIGHT, UP, UR, Arrow, FadeIn, FadeOut, FadeTransform, Line, Mobject, VGroup, Write
+from manim import RIGHT, UL, UP, UR, Arrow, FadeIn, FadeOut, FadeTransform, Line, Mobject, VGroup, Write
 
 from scenes.base import ExplainerScene
 from scenes.layout import drawn_slots
@@ -160,9 +160,18 @@ class MultiCopyInference(ExplainerScene):
         line, names = self.focus_line(row)
         with self.narration(line, **names):
             self.play(*(FadeOut(m) for m in [self.result, *self.cut_by(view)]), run_time=0.8)
+            self.pin_title_to_the_camera()
             self.play(self.camera.frame.animate.become(view), run_time=2)
             self.play(*(emphasise(self.weights[p], scale_factor=1.3) for p in places),
                       *(emphasise(self.copies[p].word) for p in places))
+
+    def pin_title_to_the_camera(self):
+        """Keeps the title where it stands on the screen, at its size, while the camera closes in: the
+        close-up is the chapter's key frame and should say which chapter it is."""
+        frame, title = self.camera.frame, self.title
+        width, title_width, corner_gap = frame.width, title.width, title.get_corner(UL) - frame.get_corner(UL)
+        title.add_updater(lambda t: t.set(width=title_width * frame.width / width).move_to(
+            frame.get_corner(UL) + corner_gap * frame.width / width, aligned_edge=UL))
 
     def focus_line(self, row: list[float]) -> tuple[str, dict]:
         """The last step's line and what it names."""
@@ -191,8 +200,8 @@ class MultiCopyInference(ExplainerScene):
         return columns + [VGroup(*parts) for parts in zip(self.gaps, self.shared, self.shared_bars)]
 
     def cut_by(self, view: Mobject) -> list[Mobject]:
-        """What a close-up on ``view`` would cut or leave out: word slots, the legend, the title."""
-        return [m for m in [*self.word_slots(), self.legend, self.title] if not within(m, view)]
+        """What a close-up on ``view`` would cut or leave out: word slots and the legend."""
+        return [m for m in [*self.word_slots(), self.legend] if not within(m, view)]
 
 
 def within(mobject: Mobject, view: Mobject) -> bool:

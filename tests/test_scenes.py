@@ -7,8 +7,8 @@ from dataclasses import fields
 
 import numpy as np
 import pytest
-from manim import (DL, RIGHT, UR, Arrow, CurvedArrow, Group, Indicate, ManimColor, MarkupText, Rectangle,
-                   ReplacementTransform, Text, Transform, TransformFromCopy, VGroup, VMobject, tempconfig)
+from manim import (DL, RIGHT, UL, UR, Arrow, CurvedArrow, Group, Indicate, ManimColor, MarkupText, Rectangle,
+                   ReplacementTransform, Text, Transform, TransformFromCopy, VGroup, VMobject, config, tempconfig)
 
 from scenes.ch01_network_basics import NetworkBasics
 from scenes.ch02_scale_problem import ScaleProblem
@@ -829,8 +829,14 @@ def test_chapter_5_s_close_up_cuts_nothing_in_half_and_centres_what_it_keeps(sen
     for m in scene.mobjects:  # what faded out has left the scene
         assert (view.get_left()[0] <= m.get_left()[0] and m.get_right()[0] <= view.get_right()[0]
                 and view.get_bottom()[1] <= m.get_bottom()[1] and m.get_top()[1] <= view.get_top()[1]), m
-    kept = Group(*(m for m in scene.mobjects if m is not view))  # as much room on its left as on its right
+    kept = Group(*(m for m in scene.mobjects if m not in (view, scene.title)))  # as much room left as right
     assert kept.get_left()[0] - view.get_left()[0] == pytest.approx(view.get_right()[0] - kept.get_right()[0], abs=0.01)
+    # the title stays where it stood on the screen, at its size: as a title drawn anew stands in the whole frame
+    title, as_drawn, zoom = scene.title, scene.show_title(), view.width / config.frame_width
+    whole_frame = np.array([-config.frame_width / 2, config.frame_height / 2, 0])
+    assert title.width == pytest.approx(as_drawn.width * zoom)
+    assert title.get_corner(UL) - view.get_corner(UL) == pytest.approx((as_drawn.get_corner(UL) - whole_frame) * zoom, abs=0.01)
+    assert title.get_bottom()[1] > kept.get_top()[1]  # above what it kept
 
 
 def test_chapter_8_numbers_every_attention_word_step_1_as_it_numbers_the_rnn_s_steps(scene_trace, default_trace):
