@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, VGroup, Write
+from manim import DOWN, LEFT, RIGHT, UP, BackgroundRectangle, FadeIn, FadeOut, VGroup, Write
 
 from scenes.base import ExplainerScene
 from scenes.mobjects import Connections, NodeLayer, emphasise, label, multiply_pairs, prediction_rows, scale_group
+from scenes.theme import theme
 
 ROW = dict(radius=0.2, spacing=0.55, direction=RIGHT, show_values=True, value_size=13)
 
@@ -86,6 +87,7 @@ class AttentionNodes(ExplainerScene):
         with self.narration("ch04.scale"):
             self.play(FadeIn(times), factor.animate.next_to(times, RIGHT, buff=0.1))
             self.play(scale_group(self.groups["value"], weight))
+        self.weight_labels = VGroup(weight_row, times, factor)
         self.weighted_title = self.word("weighted", 18, "value").move_to(self.group_titles["value"], RIGHT)
         self.play(FadeOut(self.group_titles["value"]), FadeIn(self.weighted_title))
 
@@ -106,8 +108,16 @@ class AttentionNodes(ExplainerScene):
         word, p = top[0]
         with self.narration("ch04.follow", word=word, p=f"{p:.2f}"):
             self.play(FadeIn(feeds), hidden.create(), FadeIn(title))
+            self.keep_clear_of(feeds, self.weight_labels)
             self.play(feeds[0].flow("output"), feeds[1].flow("output"), run_time=1.5)
             self.play(FadeIn(self.prediction_bars(top, hidden)), run_time=1.5)
+
+    def keep_clear_of(self, lines: VGroup, labels: VGroup):
+        """Lines pass under the labels, which stand on backdrops of the background's colour: seen through
+        a label's strokes, lines cross out its numbers."""
+        lines.set_z_index(-1)
+        self.add(*(BackgroundRectangle(part, color=theme().background, fill_opacity=1, buff=0.05) for part in labels))
+        self.bring_to_front(labels)
 
     def prediction_bars(self, top, hidden) -> VGroup:
         """The top predictions as bars: word, bar as long as its probability, the probability."""
