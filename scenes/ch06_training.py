@@ -119,8 +119,8 @@ class Training(ExplainerScene):
         weight = weight_plot.line(steps, [row["key_weight"] for row in history], "key")
         probability = weight_plot.line(steps, [row["target_probability"] for row in history], "output")
         end = history[-1]
-        loss_start = self.shown("loss start", history[0]["loss"], 2, 16, "highlight").next_to(loss[0].get_start(), RIGHT,
-                                                                                               buff=0.15)
+        loss_start = self.shown("loss start", history[0]["loss"], 2, 16, "highlight")
+        loss_start.next_to(loss[0].get_start(), RIGHT, buff=0.15)
         loss_end = self.shown("loss end", end["loss"], 2, 16, "highlight").next_to(loss[0].get_end(), UP, buff=0.1)
         tags = VGroup(
             self.start_to_end(self.say("weight_of", query=names["query"], key=names["key"]), "weight", "key_weight",
