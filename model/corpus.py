@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import unicodedata
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
@@ -164,6 +165,15 @@ def default_language(sentence: str | None, corpus: str | Path | None) -> str:
     return "zh" if sentence is None else written_language(sentence)
 
 
+def shown(text: str) -> str:
+    """Text as a user can read it in an error message: its first 40 characters, invisible ones escaped."""
+    if len(text) > 40:
+        text = text[:40] + "…"
+    if all(ch.isprintable() and unicodedata.category(ch) not in ("Cf", "Zl", "Zp") for ch in text):
+        return f'"{text}"'
+    return ascii(text)
+
+
 def sentence_lines(text: str) -> list[str]:
     """A corpus file's sentences: its lines but blank ones and comments (starting with "#")."""
     return [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
@@ -190,6 +200,7 @@ class Corpus:
 
 
 MIN_SENTENCES = 20
+SPACED_EXAMPLE = {"zh": "猫 喜欢 抓 老鼠", "en": "the cat likes to catch mice"}
 
 
 def load_corpus(path: str | Path, lang: str) -> Corpus:
@@ -217,9 +228,12 @@ def load_corpus(path: str | Path, lang: str) -> Corpus:
             f"corpus {path} has {len(sentences)} sentence{'s' if len(sentences) > 1 else ''}; "
             f"at least {MIN_SENTENCES} are needed to train on"
         )
-    if all(len(s) < 2 for s in sentences):
+    one_word = next((words for words in sentences if len(words) < 2), None)
+    if one_word:
+        number = next(n for n, line in enumerate(text.splitlines(), 1) if tuple(line.split()) == one_word)
         raise CorpusError(
-            f"corpus {path} has no sentence of two or more words: separate the words with spaces"
+            f"corpus {path}, line {number}: {shown(one_word[0])} is one word; a sentence needs two or more words "
+            f"separated by spaces ({SPACED_EXAMPLE[lang]}), or leave the line out"
         )
     digest = hashlib.sha256(raw).hexdigest()
     return Corpus(sentences=sentences, lang=lang, digest=digest, path=path)

@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
-import unicodedata
-
-from model.corpus import has_chinese
+from model.corpus import has_chinese, shown
 
 SENTENCE_END = ".!?。！？"
 
 
 class SentenceError(ValueError):
     """A sentence the models cannot read; the message says what to do."""
-
-
-def shown(text: str) -> str:
-    """Text as a user can read it in an error message, invisible characters escaped."""
-    if all(ch.isprintable() and unicodedata.category(ch) not in ("Cf", "Zl", "Zp") for ch in text):
-        return f'"{text}"'
-    return ascii(text)
 
 
 class Vocab:
@@ -86,8 +77,6 @@ class Vocab:
         return None
 
     def _unknown(self, word: str, sentence: str) -> SentenceError:
-        if len(word) > 40:
-            word = word[:40] + "…"
         examples = ", ".join(self.words[:12])
         return SentenceError(
             f"unknown word {shown(word)} in the sentence: {self._other_language(sentence)}use words the models "

@@ -113,6 +113,18 @@ def test_bad_corpus_files_are_refused_with_a_message(tmp_path, content, fragment
         load_corpus(path, "zh")
 
 
+def test_a_line_left_unspaced_among_spaced_ones_is_refused_by_its_number(tmp_path):
+    """A Chinese line written without spaces reads as one long word, which teaches nothing."""
+    path = tmp_path / "corpus.txt"
+    lines = ["# my corpus", "猫 喜欢 抓 老鼠", "狗 喜欢 抓 飞盘"] * 10 + ["熊每天喜欢抓鱼" * 10]
+    path.write_text("\n".join(lines), encoding="utf-8")
+    with pytest.raises(CorpusError) as refused:
+        load_corpus(path, "zh")
+    message = str(refused.value)
+    assert f"line {len(lines)}:" in message and "熊每天喜欢抓鱼" in message and "\n" not in message
+    assert lines[-1] not in message  # the long line is cut short
+
+
 def test_a_corpus_saved_by_windows_notepad_reads_like_any_other(tmp_path):
     lines = ["猫 喜欢 抓 老鼠", "狗 喜欢 抓 飞盘"] * 10
     plain, windows = tmp_path / "plain.txt", tmp_path / "windows.txt"
