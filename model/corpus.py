@@ -174,9 +174,23 @@ def shown(text: str) -> str:
     return ascii(text)
 
 
+SENTENCE_END = ".!?。！？"
+
+
+def without_sentence_end(sentence: str) -> str:
+    """The sentence without surrounding space and its closing full stop, question or exclamation mark:
+    "猫 喜欢 抓 老鼠。" reads as "猫 喜欢 抓 老鼠", in a corpus as on the command line."""
+    text = sentence.strip()
+    if text and text[-1] in SENTENCE_END:
+        text = text[:-1].rstrip()
+    return text
+
+
 def sentence_lines(text: str) -> list[str]:
-    """A corpus file's sentences: its lines but blank ones and comments (starting with "#")."""
-    return [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    """A corpus file's sentences: its lines but blank ones and comments (starting with "#"), each
+    without its closing mark."""
+    lines = (line for line in text.splitlines() if not line.lstrip().startswith("#"))
+    return [sentence for sentence in map(without_sentence_end, lines) if sentence]
 
 
 @dataclass(frozen=True)
@@ -230,7 +244,8 @@ def load_corpus(path: str | Path, lang: str) -> Corpus:
         )
     one_word = next((words for words in sentences if len(words) < 2), None)
     if one_word:
-        number = next(n for n, line in enumerate(text.splitlines(), 1) if tuple(line.split()) == one_word)
+        number = next(n for n, line in enumerate(text.splitlines(), 1)
+                      if tuple(without_sentence_end(line).split()) == one_word)
         raise CorpusError(
             f"corpus {path}, line {number}: {shown(one_word[0])} is one word; a sentence needs two or more words "
             f"separated by spaces ({SPACED_EXAMPLE[lang]}), or leave the line out"

@@ -126,6 +126,8 @@ def load_models(corpus: Corpus) -> Models:
     path = models_path(corpus)
     try:
         payload = load_checkpoint(path, corpus.digest)
+        if payload["words"] != corpus.words:
+            raise CheckpointError(f"{path} was trained on another reading of the corpus's words")
     except CheckpointError as problem:
         if path.exists():
             say(f"warning: {problem}; retraining")

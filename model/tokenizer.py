@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from model.corpus import has_chinese, shown
-
-SENTENCE_END = ".!?。！？"
+from model.corpus import has_chinese, shown, without_sentence_end
 
 
 class SentenceError(ValueError):
@@ -34,9 +32,7 @@ class Vocab:
 
     def split(self, sentence: str, context: int) -> list[str]:
         """The words of ``sentence``, or SentenceError naming what is wrong."""
-        text = sentence.strip()
-        if text and text[-1] in SENTENCE_END:
-            text = text[:-1].rstrip()
+        text = without_sentence_end(sentence)
         if not text:
             raise SentenceError("the sentence is empty: pass --sentence with at least two known words")
         chunks = text.split()

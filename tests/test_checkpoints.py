@@ -107,6 +107,20 @@ def test_a_damaged_cached_checkpoint_is_reported_and_retrained(monkeypatch, smal
     assert load_checkpoint(path, small_corpus.digest)
 
 
+def test_a_cached_checkpoint_of_another_reading_of_the_corpus_is_reported_and_retrained(monkeypatch, small_corpus,
+                                                                                         capsys):
+    """Models trained when the corpus's words were read otherwise (its closing marks kept: 老鼠。) are
+    not used with today's reading."""
+    fast(monkeypatch)
+    models.load_models(small_corpus)
+    path = models.models_path(small_corpus)
+    payload = load_checkpoint(path, small_corpus.digest)
+    save_checkpoint({**payload, "words": [*payload["words"][:-1], payload["words"][-1] + "。"]}, path)
+    again = models.load_models(small_corpus)
+    assert "another reading of the corpus's words" in capsys.readouterr().err
+    assert again.vocab.words == small_corpus.words == load_checkpoint(path, small_corpus.digest)["words"]
+
+
 def test_the_heads_of_another_corpus_are_measured_on_its_first_word_not_a_subject(monkeypatch, tmp_path):
     fast(monkeypatch)
     path = tmp_path / "teachers.txt"

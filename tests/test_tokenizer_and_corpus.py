@@ -125,6 +125,17 @@ def test_a_line_left_unspaced_among_spaced_ones_is_refused_by_its_number(tmp_pat
     assert lines[-1] not in message  # the long line is cut short
 
 
+@pytest.mark.parametrize("lines, lang", [(["猫 喜欢 抓 老鼠", "狗 喜欢 抓 飞盘"], "zh"),
+                                         (["the cat likes to catch mice", "does the dog like frisbees"], "en")])
+def test_a_corpus_s_closing_marks_are_not_part_of_its_last_words(tmp_path, lines, lang):
+    """As on the command line: "猫 喜欢 抓 老鼠。" has the word 老鼠, not 老鼠。"""
+    marked, plain = tmp_path / "marked.txt", tmp_path / "plain.txt"
+    plain.write_text("\n".join(lines * 10), encoding="utf-8")
+    marked.write_text("\n".join(f"{lines[0]}{mark}\n{lines[1]} {mark}" for mark in ("。", ".", "！", "?", "？")
+                                 * 2), encoding="utf-8")
+    assert load_corpus(marked, lang).sentences == load_corpus(plain, lang).sentences
+
+
 def test_a_corpus_saved_by_windows_notepad_reads_like_any_other(tmp_path):
     lines = ["猫 喜欢 抓 老鼠", "狗 喜欢 抓 飞盘"] * 10
     plain, windows = tmp_path / "plain.txt", tmp_path / "windows.txt"
