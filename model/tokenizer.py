@@ -16,6 +16,7 @@ class Vocab:
         self.words = list(words)
         self.lang = lang
         self.ids = {word: i for i, word in enumerate(self.words)}
+        self.uncased = {word.lower(): word for word in reversed(self.words)}  # the first spelling of each
         self.longest = max(len(word) for word in self.words)
 
     def __len__(self) -> int:
@@ -50,8 +51,8 @@ class Vocab:
 
     def _split_chunk(self, chunk: str, sentence: str) -> list[str]:
         if self.lang == "en":
-            word = chunk if chunk in self.ids else chunk.lower()
-            if word not in self.ids:
+            word = self._english_word(chunk)
+            if word is None:
                 raise self._unknown(chunk, sentence)
             return [word]
         words, i = [], 0
@@ -65,6 +66,12 @@ class Vocab:
             words.append(match)
             i += len(match)
         return words
+
+    def _english_word(self, chunk: str) -> str | None:
+        """The vocabulary's spelling of a word: as written, in lower case, or as the corpus wrote it ("The"
+        for "the", where the corpus starts every sentence with a capital)."""
+        return next((word for word in (chunk, chunk.lower(), self.uncased.get(chunk.lower())) if word in self.ids),
+                    None)
 
     def _longest_match(self, text: str, start: int) -> str | None:
         for size in range(min(self.longest, len(text) - start), 0, -1):

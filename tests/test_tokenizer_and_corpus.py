@@ -29,6 +29,12 @@ def test_english_splits_on_whitespace_ignoring_case_and_a_final_full_stop(en_voc
     assert en_vocab.split("The cat likes to catch mice.", 24) == "the cat likes to catch mice".split()
 
 
+def test_english_finds_a_word_its_corpus_only_wrote_with_a_capital():
+    vocab = Vocab(["The", "cat", "likes", "Paris", "paris"], "en")  # every sentence of the corpus starts "The"
+    assert vocab.split("the cat likes Paris", 24) == ["The", "cat", "likes", "Paris"]
+    assert vocab.split("THE CAT likes PARIS", 24) == ["The", "cat", "likes", "paris"]
+
+
 @pytest.mark.parametrize("sentence, fragment", [
     ("", "empty"),
     ("   ", "empty"),
