@@ -14,11 +14,13 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from model.corpus import LONGEST_SENTENCE
+
 
 @dataclass
 class AttentionConfig:
     vocab_size: int
-    context: int = 24  # longest sentence the model reads, in words
+    context: int = LONGEST_SENTENCE  # longest sentence the model reads, in words
     d_model: int = 8  # input nodes per word (embedding + position)
     d_k: int = 6  # Query, Key and value nodes per head
     heads: int = 1  # attention heads; more than one adds a projection of their concatenation

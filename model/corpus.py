@@ -214,7 +214,13 @@ class Corpus:
 
 
 MIN_SENTENCES = 20
+LONGEST_SENTENCE = 24  # words the models read at most (their context)
 SPACED_EXAMPLE = {"zh": "猫 喜欢 抓 老鼠", "en": "the cat likes to catch mice"}
+
+
+def line_number(text: str, words: tuple[str, ...]) -> int:
+    """The number of the file's first line that reads as these words."""
+    return next(n for n, line in enumerate(text.splitlines(), 1) if tuple(without_sentence_end(line).split()) == words)
 
 
 def load_corpus(path: str | Path, lang: str) -> Corpus:
@@ -244,11 +250,15 @@ def load_corpus(path: str | Path, lang: str) -> Corpus:
         )
     one_word = next((words for words in sentences if len(words) < 2), None)
     if one_word:
-        number = next(n for n, line in enumerate(text.splitlines(), 1)
-                      if tuple(without_sentence_end(line).split()) == one_word)
         raise CorpusError(
-            f"corpus {path}, line {number}: {shown(one_word[0])} is one word; a sentence needs two or more words "
-            f"separated by spaces ({SPACED_EXAMPLE[lang]}), or leave the line out"
+            f"corpus {path}, line {line_number(text, one_word)}: {shown(one_word[0])} is one word; a sentence needs "
+            f"two or more words separated by spaces ({SPACED_EXAMPLE[lang]}), or leave the line out"
+        )
+    too_long = next((words for words in sentences if len(words) > LONGEST_SENTENCE), None)
+    if too_long:
+        raise CorpusError(
+            f"corpus {path}, line {line_number(text, too_long)} has {len(too_long)} words but the models read at "
+            f"most {LONGEST_SENTENCE}: split it or shorten it"
         )
     digest = hashlib.sha256(raw).hexdigest()
     return Corpus(sentences=sentences, lang=lang, digest=digest, path=path)

@@ -110,6 +110,7 @@ def test_words_that_are_not_story_phrases_have_no_twin(words, lang):
     (b"a b\n" * 5, "has 5 sentences; at least 20"),
     (b"a b\n", "has 1 sentence; at least 20"),
     ("猫喜欢抓老鼠\n".encode() * 30, "two or more words"),
+    (b"a b\n" * 20 + b" ".join([b"a"] * 25) + b".\n", "line 21 has 25 words but the models read at most 24"),
     (b"a\x00b c\n" * 30, "NUL"),
 ])
 def test_bad_corpus_files_are_refused_with_a_message(tmp_path, content, fragment):
