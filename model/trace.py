@@ -26,9 +26,10 @@ def rounded(tensor: torch.Tensor, digits: int = 6):
 
 
 def top_predictions(logits: torch.Tensor, words: list[str]) -> list[list]:
-    """Per position, the TOP_K most probable next words as [word, probability]."""
+    """Per position, the TOP_K most probable next words as [word, probability] (all of them, for a
+    corpus of fewer words)."""
     probabilities = torch.softmax(logits, dim=-1)  # (T, vocab)
-    values, ids = probabilities.topk(TOP_K, dim=-1)
+    values, ids = probabilities.topk(min(TOP_K, len(words)), dim=-1)
     return [[[words[i], round(p, 6)] for p, i in zip(row_v.tolist(), row_i.tolist())]
             for row_v, row_i in zip(values, ids)]
 

@@ -7,7 +7,7 @@ import pytest
 from conftest import run_module
 
 from model.corpus import Corpus, default_corpus_path, load_corpus
-from model.trace import build_trace, followed_word
+from model.trace import TOP_K, build_trace, followed_word, top_predictions
 from model.trace_schema import TraceError, content_hash, load_trace, save_trace, validate
 
 FIXED_NAMES = ("sentence", "tokens", "attention", "rnn", "accuracy_by_distance", "training", "kv_cache",
@@ -206,3 +206,13 @@ def test_user_mistakes_get_one_line_exit_2_and_nothing_written(tmp_path, args, f
     assert len(lines) == 1 and lines[0].startswith("error:") and fragment in lines[0], result.stderr
     assert "Traceback" not in result.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_a_corpus_of_fewer_words_than_the_top_predictions_predicts_all_its_words():
+    import torch
+
+    words = ["a", "b"]  # a corpus of "a b" lines
+    assert len(words) < TOP_K
+    predictions = top_predictions(torch.tensor([[0.0, 2.0], [1.0, -1.0]]), words)
+    assert [[word for word, _ in row] for row in predictions] == [["b", "a"], ["a", "b"]]
+    assert all(sum(p for _, p in row) == pytest.approx(1, abs=1e-5) for row in predictions)
