@@ -118,6 +118,8 @@ class ScaleProblem(ExplainerScene):
                       self.shown(f"fully connected {first['length']}", first["fully_connected"], 0, 16, "highlight",
                                  grouped=True))
         need.arrange(RIGHT, buff=0.15).next_to(point, UP, buff=0.15).align_to(point, RIGHT)
+        # a point just above the line (a machine of less memory) would put the two labels on one another
+        need.set_y(max(need.get_y(), limit_label.get_top()[1] + 0.08 + need.height / 2))
         with self.narration("ch02.limit", length=f"{first['length']:,}", count=f"{first['fully_connected']:,}",
                             fit=f"{fit:,}"):
             self.play(Create(limit), FadeIn(limit_label))

@@ -120,6 +120,20 @@ def test_chapter_2_shows_the_real_parameter_counts_and_the_machine_limit(scene_t
     assert len(memory) == 1 and memory[0].get_left()[0] > CHART["left"] + 0.05  # clear of the y axis
 
 
+@pytest.mark.parametrize("gib", [4, 8, 24])
+def test_chapter_2_s_numbers_where_the_curve_crosses_the_memory_keep_apart_on_any_machine(default_trace, tmp_path,
+                                                                                        monkeypatch, gib):
+    trace = copy.deepcopy(default_trace)
+    fit = gib * 2**30 // trace["hardware"]["bytes_per_parameter"]
+    trace["hardware"] = {**trace["hardware"], "memory_bytes": gib * 2**30, "parameters_that_fit": fit}
+    for_the_scenes(trace, tmp_path, monkeypatch)
+    first = next(row for row in trace["scale"] if row["fully_connected"] > fit)
+    texts = {m.original_text: m for m in run(ScaleProblem).mobjects for m in m.get_family() if isinstance(m, Text)}
+    memory = [texts[STRINGS["zh"]["memory"]], texts[f"{fit:,}"]]
+    need = [texts[f"{first['length']:,} {STRINGS['zh']['words']}"], texts[f"{first['fully_connected']:,}"]]
+    assert not any(overlap(*corners(a), *corners(b)) for a in memory for b in need)
+
+
 def test_chapter_3_shows_the_real_shares_and_accuracies(scene_trace, default_trace):
     shown = run(RNNDilution).numbers_on_screen
     influence, rows = default_trace["rnn"]["influence"], default_trace["accuracy_by_distance"]
