@@ -1,8 +1,8 @@
 """Corpora: the story corpus the explainer is built on, and users' own corpus files.
 
 A corpus file holds one sentence per line, its words separated by spaces (Chinese too: the
-spaces teach the tokenizer the vocabulary, so "猫 喜欢 抓 老鼠" and not "猫喜欢抓老鼠").
-Blank lines and lines starting with "#" are skipped.
+spaces teach the tokenizer the vocabulary, so "猫 喜欢 抓 老鼠" and not "猫喜欢抓老鼠"). A punctuation
+mark is a word of its own, spaced or not ("老鼠，狗" is 老鼠 ， 狗). Blank lines and lines starting with "#" are skipped.
 
 The story corpus is generated, seeded, so that the explainer's claim is true of the trained models:
 several subjects share the verb, so the word after the verb can only be predicted from the subject,
@@ -18,7 +18,7 @@ import hashlib
 import random
 import unicodedata
 from dataclasses import dataclass
-from itertools import combinations
+from itertools import combinations, groupby
 from pathlib import Path
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
@@ -178,12 +178,40 @@ SENTENCE_END = ".!?。！？"
 
 
 def without_sentence_end(sentence: str) -> str:
-    """The sentence without surrounding space and its closing full stop, question or exclamation mark:
+    """The sentence without surrounding space and its closing full stops, question or exclamation marks:
     "猫 喜欢 抓 老鼠。" reads as "猫 喜欢 抓 老鼠", in a corpus as on the command line."""
-    text = sentence.strip()
-    if text and text[-1] in SENTENCE_END:
-        text = text[:-1].rstrip()
-    return text
+    return sentence.strip().rstrip(SENTENCE_END).rstrip()
+
+
+# A mark kept inside a word when the characters on both its sides pass the test: don't, well-known, 3.5, 1,000.
+INSIDE_A_WORD = {"'": str.isalpha, "’": str.isalpha, "-": str.isalnum, ".": str.isdigit, ",": str.isdigit}
+
+
+def is_punctuation(text: str) -> bool:
+    """True for a punctuation mark (，、：“ , ; …), not for "_", which joins words."""
+    return all(unicodedata.category(ch) in ("Pd", "Ps", "Pe", "Pi", "Pf", "Po") for ch in text)
+
+
+def _separates(chunk: str, i: int) -> bool:
+    """Whether character i of a space-free chunk is a punctuation mark standing between words."""
+    inside = INSIDE_A_WORD.get(chunk[i])
+    if inside and 0 < i < len(chunk) - 1 and inside(chunk[i - 1]) and inside(chunk[i + 1]):
+        return False
+    return is_punctuation(chunk[i])
+
+
+def words_of(sentence: str) -> list[str]:
+    """A sentence's words: what spaces separate, with each punctuation mark a word of its own
+    ("老鼠，狗" → 老鼠 ， 狗; "cat," → cat ,). A run of one mark stays one word (……)."""
+    words = []
+    for chunk in sentence.split():
+        kinds = [chunk[i] if _separates(chunk, i) else "" for i in range(len(chunk))]
+        start = 0
+        for _, run in groupby(kinds):
+            end = start + len(list(run))
+            words.append(chunk[start:end])
+            start = end
+    return words
 
 
 def sentence_lines(text: str) -> list[str]:
@@ -220,7 +248,13 @@ SPACED_EXAMPLE = {"zh": "猫 喜欢 抓 老鼠", "en": "the cat likes to catch m
 
 def line_number(text: str, words: tuple[str, ...]) -> int:
     """The number of the file's first line that reads as these words."""
-    return next(n for n, line in enumerate(text.splitlines(), 1) if tuple(without_sentence_end(line).split()) == words)
+    return next(n for n, line in enumerate(text.splitlines(), 1)
+                if tuple(words_of(without_sentence_end(line))) == words)
+
+
+def spoken(words: tuple[str, ...]) -> list[str]:
+    """The words that are not punctuation marks."""
+    return [word for word in words if not is_punctuation(word)]
 
 
 def load_corpus(path: str | Path, lang: str) -> Corpus:
@@ -240,7 +274,7 @@ def load_corpus(path: str | Path, lang: str) -> Corpus:
         raise CorpusError(f"corpus {path} is not UTF-8 text (byte {error.start}): save it as UTF-8") from None
     if "\x00" in text:
         raise CorpusError(f"corpus {path} contains NUL bytes: it must be plain UTF-8 text")
-    sentences = tuple(tuple(line.split()) for line in sentence_lines(text))
+    sentences = tuple(tuple(words_of(line)) for line in sentence_lines(text))
     if not sentences:
         raise CorpusError(f"corpus {path} has no sentences: write one sentence per line, words separated by spaces")
     if len(sentences) < MIN_SENTENCES:
@@ -248,10 +282,12 @@ def load_corpus(path: str | Path, lang: str) -> Corpus:
             f"corpus {path} has {len(sentences)} sentence{'s' if len(sentences) > 1 else ''}; "
             f"at least {MIN_SENTENCES} are needed to train on"
         )
-    one_word = next((words for words in sentences if len(words) < 2), None)
+    one_word = next((words for words in sentences if len(spoken(words)) < 2), None)
     if one_word:
+        words = spoken(one_word)
+        what = f"{shown(words[0])} is one word" if words else f"{shown(' '.join(one_word))} has no word"
         raise CorpusError(
-            f"corpus {path}, line {line_number(text, one_word)}: {shown(one_word[0])} is one word; a sentence needs "
+            f"corpus {path}, line {line_number(text, one_word)}: {what}; a sentence needs "
             f"two or more words separated by spaces ({SPACED_EXAMPLE[lang]}), or leave the line out"
         )
     too_long = next((words for words in sentences if len(words) > LONGEST_SENTENCE), None)

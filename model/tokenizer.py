@@ -1,8 +1,8 @@
-"""Sentence → words → ids: longest match for Chinese, whitespace for English."""
+"""Sentence → words → ids: longest match for Chinese, whitespace for English; punctuation marks are words."""
 
 from __future__ import annotations
 
-from model.corpus import has_chinese, shown, without_sentence_end
+from model.corpus import has_chinese, shown, without_sentence_end, words_of
 
 
 class SentenceError(ValueError):
@@ -36,8 +36,7 @@ class Vocab:
         text = without_sentence_end(sentence)
         if not text:
             raise SentenceError("the sentence is empty: pass --sentence with at least two known words")
-        chunks = text.split()
-        words = [w for chunk in chunks for w in self._split_chunk(chunk, sentence)]
+        words = [word for chunk in words_of(text) for word in self._split_chunk(chunk, sentence)]
         if len(words) < 2:
             raise SentenceError(
                 f"the sentence {shown(sentence)} has one word; it needs at least two "

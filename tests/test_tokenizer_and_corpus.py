@@ -143,6 +143,36 @@ def test_a_corpus_s_closing_marks_are_not_part_of_its_last_words(tmp_path, lines
     assert load_corpus(marked, lang).sentences == load_corpus(plain, lang).sentences
 
 
+@pytest.mark.parametrize("line, words", [
+    ("猫 喜欢 抓 老鼠，狗 喜欢 抓 飞盘。", "猫 喜欢 抓 老鼠 ， 狗 喜欢 抓 飞盘"),
+    ("“猫” 喜欢 抓 老鼠……", "“ 猫 ” 喜欢 抓 老鼠 ……"),
+    ("the cat, the dog; and the fox!?", "the cat , the dog ; and the fox"),
+    ("don't take well-known 3.5 or 1,000 snake_case", "don't take well-known 3.5 or 1,000 snake_case"),
+])
+def test_a_punctuation_mark_in_a_corpus_line_is_a_word_of_its_own(tmp_path, line, words):
+    """A teacher's sentences have commas: "老鼠，狗" is three words, not one word the story never uses."""
+    path = tmp_path / "corpus.txt"
+    path.write_text("\n".join([line] * 20), encoding="utf-8")
+    lang = "zh" if "猫" in line else "en"
+    assert load_corpus(path, lang).sentences[0] == tuple(words.split())
+
+
+def test_a_sentence_splits_at_punctuation_as_its_corpus_does():
+    assert Vocab(["猫", "喜欢", "老鼠", "，", "狗"], "zh").split("猫喜欢老鼠，狗喜欢猫", 24) == \
+        ["猫", "喜欢", "老鼠", "，", "狗", "喜欢", "猫"]
+    assert Vocab(["the", "cat", ",", "dog"], "en").split("The cat, the dog.", 24) == ["the", "cat", ",", "the", "dog"]
+
+
+def test_a_line_of_one_word_and_a_mark_is_still_refused(tmp_path):
+    path = tmp_path / "corpus.txt"
+    path.write_text("\n".join(["猫 喜欢 抓 老鼠"] * 20 + ["猫喜欢抓老鼠，", "……"]), encoding="utf-8")
+    with pytest.raises(CorpusError, match='line 21: "猫喜欢抓老鼠" is one word'):
+        load_corpus(path, "zh")
+    path.write_text("\n".join(["猫 喜欢 抓 老鼠"] * 20 + ["……"]), encoding="utf-8")
+    with pytest.raises(CorpusError, match='line 21: "……" has no word'):
+        load_corpus(path, "zh")
+
+
 def test_a_corpus_saved_by_windows_notepad_reads_like_any_other(tmp_path):
     lines = ["猫 喜欢 抓 老鼠", "狗 喜欢 抓 飞盘"] * 10
     plain, windows = tmp_path / "plain.txt", tmp_path / "windows.txt"
