@@ -105,7 +105,7 @@ def rebuild(entry: dict, model_class, config_class):
 def from_payload(payload: dict, corpus: Corpus, digest: str) -> Models:
     return Models(
         corpus=corpus,
-        vocab=Vocab(payload["words"], corpus.lang),
+        vocab=Vocab(payload["words"], corpus.lang, None if corpus.is_default else corpus.path),
         attention=rebuild(payload["attention"], AttentionModel, AttentionConfig),
         multi_head=rebuild(payload["multi_head"], AttentionModel, AttentionConfig),
         rnn=rebuild(payload["rnn"], ElmanRNN, RNNConfig),

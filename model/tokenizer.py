@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from model.corpus import has_chinese, shown, without_sentence_end, words_of
 
 
@@ -12,9 +14,10 @@ class SentenceError(ValueError):
 class Vocab:
     """The words a model knows, each with an id (its index in ``words``)."""
 
-    def __init__(self, words: list[str], lang: str):
+    def __init__(self, words: list[str], lang: str, corpus: Path | None = None):
         self.words = list(words)
         self.lang = lang
+        self.corpus = corpus  # a user's corpus file the words come from; None for the story corpus
         self.ids = {word: i for i, word in enumerate(self.words)}
         self.uncased = {word.lower(): word for word in reversed(self.words)}  # the first spelling of each
         self.longest = max(len(word) for word in self.words)
@@ -80,6 +83,9 @@ class Vocab:
 
     def _unknown(self, word: str, sentence: str) -> SentenceError:
         examples = ", ".join(self.words[:12])
+        if self.corpus is not None:
+            return SentenceError(f"unknown word {shown(word)} in the sentence: use words of {self.corpus} "
+                                 f"({examples}, …) or add sentences that use it to {self.corpus}")
         return SentenceError(
             f"unknown word {shown(word)} in the sentence: {self._other_language(sentence)}use words the models "
             f"know ({examples}, …) or pass --corpus FILE with sentences that use it"

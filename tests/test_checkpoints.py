@@ -10,6 +10,7 @@ import torch
 from model import models, train
 from model.checkpoint import FORMAT, CheckpointError, load_checkpoint, manifest_path, save_checkpoint
 from model.corpus import load_corpus
+from model.tokenizer import SentenceError
 
 
 @pytest.fixture
@@ -95,6 +96,17 @@ def test_a_user_corpus_is_trained_once_then_loaded_from_the_cache(monkeypatch, s
     monkeypatch.setattr(models, "train_models", lambda *a, **k: pytest.fail("trained again"))
     again = models.load_models(small_corpus)
     assert again.digest == first.digest
+
+
+def test_an_unknown_word_sends_the_user_to_their_own_corpus_file(monkeypatch, small_corpus, zh_models):
+    """Not to --corpus FILE, which they passed, nor to --lang en, which would not change the corpus."""
+    fast(monkeypatch)
+    with pytest.raises(SentenceError) as unknown:
+        models.load_models(small_corpus).vocab.split("the lion", 24)
+    assert str(unknown.value).endswith(f"or add sentences that use it to {small_corpus.path}")
+    assert "--lang" not in str(unknown.value)
+    with pytest.raises(SentenceError, match="use --lang en; otherwise .* pass --corpus FILE"):
+        zh_models.vocab.split("the lion", 24)
 
 
 def test_a_damaged_cached_checkpoint_is_reported_and_retrained(monkeypatch, small_corpus, capsys):
