@@ -93,9 +93,22 @@ def batches(count: int, schedule: Schedule, seed: int):
         yield step, torch.randint(count, (schedule.batch,), generator=generator)
 
 
-def progress(label: str, step: int, total: int, loss: float, started: float) -> None:
-    if step % 250 == 0 or step == total:
-        say(f"  {label}: step {step}/{total}  loss {loss:.3f}  {time.monotonic() - started:.0f}s")
+class Progress:
+    """A training's progress lines: every 250 steps and at least every 15 s, with the time left."""
+
+    EVERY_STEPS, EVERY_SECONDS = 250, 15
+
+    def __init__(self, label: str, total: int):
+        self.label, self.total = label, total
+        self.started = self.said = time.monotonic()
+
+    def step(self, step: int, loss: float) -> None:
+        now = time.monotonic()
+        if step % self.EVERY_STEPS and step != self.total and now - self.said < self.EVERY_SECONDS:
+            return
+        self.said, elapsed = now, now - self.started
+        left = f", about {elapsed / step * (self.total - step):.0f}s left" if step < self.total else ""
+        say(f"  {self.label}: step {step}/{self.total}  loss {loss:.3f}  {elapsed:.0f}s{left}")
 
 
 def optimiser_for(model, schedule: Schedule):
@@ -111,7 +124,7 @@ def optimiser_for(model, schedule: Schedule):
 def train_language_model(model, inputs, targets, schedule: Schedule, label: str, record=None):
     """Next-word cross-entropy; ``record(step, loss, model)`` every ``record_every`` steps."""
     optimiser, scheduler = optimiser_for(model, schedule)
-    started, window = time.monotonic(), []
+    progress, window = Progress(label, schedule.steps), []
     if record:
         with torch.no_grad():
             logits = model(inputs[: schedule.batch])
@@ -129,7 +142,7 @@ def train_language_model(model, inputs, targets, schedule: Schedule, label: str,
         if record and step % schedule.record_every == 0:
             record(step, sum(window) / len(window), model)
             window = []
-        progress(label, step, schedule.steps, loss.item(), started)
+        progress.step(step, loss.item())
     model.eval()
     return model
 
@@ -206,13 +219,13 @@ def train_translator(pairs, source: Vocab, target: Vocab) -> Translator:
     with deterministic(SEED):
         model = Translator(TranslatorConfig(len(source), len(target)))
         optimiser = torch.optim.AdamW(model.parameters(), lr=schedule.lr, weight_decay=TRANSLATOR_WEIGHT_DECAY)
-        started = time.monotonic()
+        progress = Progress("translator", schedule.steps)
         for step, rows in batches(len(source_ids), schedule, SEED):
             logits = model(source_ids[rows], target_in[rows])
             loss = F.cross_entropy(logits.flatten(0, 1), target_out[rows].flatten(), ignore_index=IGNORE)
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
-            progress("translator", step, schedule.steps, loss.item(), started)
+            progress.step(step, loss.item())
     model.eval()
     return model

@@ -92,3 +92,16 @@ def test_an_untrained_rnn_and_attention_model_share_one_interface():
     for model in (AttentionModel(AttentionConfig(vocab_size=12)), ElmanRNN(RNNConfig(vocab_size=12))):
         assert model(ids).shape == (1, 5, 12)
         assert "logits" in model.inspect(ids)
+
+
+def test_training_progress_says_the_time_left_and_never_stays_silent_long(monkeypatch, capsys):
+    """A large vocabulary makes a step slow: 250 steps may take minutes, so a line also comes every 15 s."""
+    clock = iter(range(0, 10_000, 2))  # 2 s a step
+    monkeypatch.setattr(train.time, "monotonic", lambda: next(clock))
+    progress = train.Progress("attention", 20)
+    for step in range(1, 21):
+        progress.step(step, 1.0)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == ["  attention: step 8/20  loss 1.000  16s, about 24s left",
+                     "  attention: step 16/20  loss 1.000  32s, about 8s left",
+                     "  attention: step 20/20  loss 1.000  40s"]
