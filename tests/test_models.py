@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from model import train
+from model import models, train
 from model.attention import AttentionConfig, AttentionModel
 from model.measure import kv_cache, sequential_steps
 from model.rnn import ElmanRNN, RNNConfig
@@ -105,3 +105,9 @@ def test_training_progress_says_the_time_left_and_never_stays_silent_long(monkey
     assert lines == ["  attention: step 8/20  loss 1.000  16s, about 24s left",
                      "  attention: step 16/20  loss 1.000  32s, about 8s left",
                      "  attention: step 20/20  loss 1.000  40s"]
+
+
+def test_the_training_time_announced_grows_with_the_vocabulary():
+    """A step's time grows with the output layer: 8,006 words took 16 minutes, not 'about a minute'."""
+    assert models.training_time(30) == "this takes about a minute"
+    assert "16 minutes" in models.training_time(8006)
