@@ -13,6 +13,7 @@ from scenes.base import LEFT_MARGIN, ExplainerScene
 from scenes.layout import drawn_slots
 from scenes.mobjects import (Connections, HeatGrid, NodeLayer, Plot, TokenRow, bar, column_labels, emphasise, fitted,
                              label, prediction_rows, size_to_fit)
+from scenes.strings import written
 from scenes.theme import role_colour
 
 LOSS_BOX = {"left": -5.6, "right": -1.0, "bottom": -2.4, "top": 2.0}
@@ -78,7 +79,7 @@ class Training(ExplainerScene):
         self.target.arrange(DOWN, buff=0.15).move_to([5.4, 0.6, 0])
         headings = VGroup(self.word("input", 16, "input").next_to(self.words, UP, buff=0.4),
                           self.word("prediction", 16, "output").next_to(self.guesses, UP, buff=0.3))
-        with self.narration("ch06.ends", words="".join(words) if self.lang == "zh" else " ".join(words),
+        with self.narration("ch06.ends", words=written(words, self.lang),
                             target=self.names()["target"]):
             self.play(FadeIn(self.words), FadeIn(self.target), FadeIn(headings))
             self.play(*(layer.create() for layer in self.layers), *(edges.create() for edges in self.edges))

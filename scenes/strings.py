@@ -3,6 +3,8 @@ dictionary here, not a code change; tests check that every language has every ke
 
 from __future__ import annotations
 
+import unicodedata
+
 STRINGS = {
     "zh": {
         "input": "输入层", "query": "Query", "key": "Key", "value": "普通中间层",
@@ -257,3 +259,13 @@ STRINGS = {
 
 def text(lang: str, name: str, **values) -> str:
     return STRINGS[lang][name].format(**values)
+
+
+def written(words: list[str], lang: str) -> str:
+    """Words as the sentence is written: Chinese run together, English spaced, but no space before a
+    closing mark (the cat, the dog)."""
+    if lang == "zh":
+        return "".join(words)
+    closing = ("Pe", "Pf", "Po")
+    return "".join(word if i == 0 or all(unicodedata.category(ch) in closing for ch in word) else f" {word}"
+                   for i, word in enumerate(words))

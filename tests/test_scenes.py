@@ -22,7 +22,7 @@ from scenes.ch09_sqrt_dk import SqrtDk
 from scenes.ch10_multi_head import MultiHead
 from scenes.ch11_encoder_decoder import EncoderDecoder
 from scenes.mobjects import Connections, NetworkCopy, NodeLayer, TokenRow
-from scenes.strings import STRINGS
+from scenes.strings import STRINGS, written as written_sentence
 from scenes.theme import FontError, Theme, font_for, theme, value_colour
 
 
@@ -1052,3 +1052,13 @@ def test_chapter_11_keeps_a_long_sentences_grids_legible_and_on_screen(long_sent
             square, number = cell
             assert number.width < square.width and number.height < square.height
         assert on_screen(grid)
+
+
+@pytest.mark.parametrize("words, lang, sentence", [
+    (["the", "cat", ",", "the", "dog", "…"], "en", "the cat, the dog…"),
+    (["“", "hello", "”", "said", "the", "cat"], "en", "“ hello” said the cat"),
+    (["今天", "，", "老师", "又", "想", "喝"], "zh", "今天，老师又想喝"),
+])
+def test_narration_writes_the_sentence_s_words_as_a_sentence(words, lang, sentence):
+    """A corpus's commas are words; the narration puts no space before them."""
+    assert written_sentence(words, lang) == sentence
