@@ -5,8 +5,8 @@ from __future__ import annotations
 import copy
 import multiprocessing
 import os
+import signal
 import time
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
@@ -192,17 +192,23 @@ def train_rnn(vocab: Vocab, inputs, targets, corpus: Corpus) -> ElmanRNN:
     return model
 
 
+def ignore_interrupts() -> None:
+    """In a training worker: Ctrl-C is the main process's to handle; it then stops every worker."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def run_parallel(tasks: dict[str, tuple]) -> dict:
     """Run {name: (function, *args)} in separate processes, one per core; {name: result}.
 
     Each task seeds itself and uses one thread, so results do not depend on how they are spread.
+    Leaving (done, failed or interrupted) stops the workers: Ctrl-C does not wait for a training.
     """
     workers = max(1, min(len(tasks), os.cpu_count() or 1))
     if workers == 1:
         return {name: function(*args) for name, (function, *args) in tasks.items()}
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = {name: pool.submit(function, *args) for name, (function, *args) in tasks.items()}
-        return {name: future.result() for name, future in futures.items()}
+    with multiprocessing.get_context("spawn").Pool(workers, initializer=ignore_interrupts) as pool:
+        running = {name: pool.apply_async(function, args) for name, (function, *args) in tasks.items()}
+        return {name: result.get() for name, result in running.items()}
 
 
 def translation_data(pairs, source: Vocab, target: Vocab):

@@ -1,5 +1,12 @@
 """Correctness of the models themselves: causal mask, weights, KV cache, determinism."""
 
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
 import pytest
 import torch
 
@@ -111,3 +118,21 @@ def test_the_training_time_announced_grows_with_the_vocabulary():
     """A step's time grows with the output layer: 8,006 words took 16 minutes, not 'about a minute'."""
     assert models.training_time(30) == "this takes about a minute"
     assert "16 minutes" in models.training_time(8006)
+
+
+def finish_after(seconds: float, marker: str) -> None:
+    time.sleep(seconds)
+    Path(marker).touch()
+
+
+def test_ctrl_c_while_training_stops_every_training_at_once(tmp_path):
+    """Not after the trainings under way (and those waiting) have run to their end: with a large
+    vocabulary that is many minutes."""
+    markers = [tmp_path / f"{name}.done" for name in "abc"]
+    tasks = {marker.stem: (finish_after, 8, str(marker)) for marker in markers}
+    threading.Timer(4, os.kill, (os.getpid(), signal.SIGINT)).start()
+    with pytest.raises(KeyboardInterrupt):
+        train.run_parallel(tasks)
+    time.sleep(10)  # a task still running would have finished by now
+    assert not any(marker.exists() for marker in markers)
+    assert multiprocessing.active_children() == []
