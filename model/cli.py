@@ -6,11 +6,12 @@ A user mistake is one line on stderr starting with "error:", exit code 2, and no
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import time
 from pathlib import Path
 
-from model.console import say
+from model.console import interrupt, say
 from model.corpus import LANGUAGES, STORIES, default_corpus_path, default_language
 from model.files import sentence_folder
 
@@ -102,6 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     from model.corpus import CorpusError
     from model.tokenizer import SentenceError
 
+    signal.signal(signal.SIGTERM, interrupt)
     try:
         args = parser().parse_args(argv)
         {"trace": run_trace, "train": run_train}[args.command](args)

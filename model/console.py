@@ -14,3 +14,9 @@ def say(message: str) -> None:
     with SAYING:
         sys.stderr.write(message + "\n")
         sys.stderr.flush()
+
+
+def interrupt(signum, frame):
+    """A SIGTERM handler: stop as on Ctrl-C, so that temporary files are removed, nothing half-done is
+    published and training workers are stopped, not left to run on."""
+    raise KeyboardInterrupt

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from model.cli import USAGE_ERROR, Parser, UsageError, language, sentence_and_language
-from model.console import say
+from model.console import interrupt, say
 from model.files import sentence_folder
 from scenes import subtitles
 from scenes.chapters import BY_NUMBER, CHAPTERS, Chapter
@@ -222,6 +222,9 @@ def check_system(lang: str) -> None:
 # Rendering --------------------------------------------------------------------------------------
 
 
+STOPPING_SECONDS = 10  # what a stopped trace process gets to stop its training workers
+
+
 def passed_on(command: list[str]) -> tuple[int, list[str]]:
     """Run ``command``, passing on each line it writes to stderr as it comes, indented, up to an error
     or a traceback (the caller reports those); its exit code and every line."""
@@ -235,8 +238,12 @@ def passed_on(command: list[str]) -> tuple[int, list[str]]:
                     break
                 say(f"  {lines[-1]}")
             lines.extend(line.rstrip("\n") for line in process.stderr)
-        except BaseException:  # interrupted: stop it too, as subprocess.run does
-            process.kill()
+        except BaseException:  # interrupted: stop it too, letting it stop its own workers first
+            process.terminate()
+            try:
+                process.wait(timeout=STOPPING_SECONDS)
+            except subprocess.TimeoutExpired:
+                process.kill()
             raise
     return process.returncode, lines
 
@@ -594,11 +601,6 @@ def list_chapters(argv: list[str]) -> None:
     lang = p.parse_args(argv).lang
     for chapter in CHAPTERS:
         print(f"{chapter.number:2d}  {text(lang, chapter.title_key)}")
-
-
-def interrupt(signum, frame):
-    """SIGTERM unwinds like Ctrl-C: temporary folders are removed, nothing half-done is published."""
-    raise KeyboardInterrupt
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -5,6 +5,7 @@ missing system pieces named before any rendering."""
 import json
 import os
 import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -267,6 +268,51 @@ def test_an_interrupted_render_stops_the_trace_process_too(monkeypatch, tmp_path
         signal.alarm(0)
     with pytest.raises(ProcessLookupError):
         os.kill(int(pid.read_text()), 0)
+
+
+def test_an_interrupted_render_lets_the_trace_process_stop_its_training_workers(monkeypatch, tmp_path):
+    """It is asked to stop (SIGTERM) before it is killed: killed outright, its workers ran on for minutes."""
+    def interrupted(message):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(render, "say", interrupted)
+    stopped = tmp_path / "stopped"
+    script = (f"import signal, sys, time; signal.signal(signal.SIGTERM, lambda *a: (open({str(stopped)!r}, 'w'), "
+              "sys.exit(130))); print('training', file=sys.stderr, flush=True); time.sleep(600)")
+    with pytest.raises(KeyboardInterrupt):
+        render.passed_on([sys.executable, "-c", script])
+    assert stopped.exists()
+
+
+def processes_with(marker: str) -> list[str]:
+    """The processes whose environment holds ``marker``."""
+    found = []
+    for environ in Path("/proc").glob("[0-9]*/environ"):
+        try:
+            if marker.encode() in environ.read_bytes():
+                found.append(environ.parent.name)
+        except OSError:  # gone, or not ours to read
+            pass
+    return found
+
+
+def test_a_trace_stopped_while_training_stops_its_training_workers(tmp_path):
+    """SIGTERM (as from a render that is interrupted, or a job system) stops the workers too."""
+    corpus = tmp_path / "mine.txt"
+    corpus.write_text("\n".join(["老师 想 喝 咖啡", "学生 想 喝 牛奶"] * 10), encoding="utf-8")
+    marker = f"worker-of-{tmp_path.name}"
+    env = {**os.environ, "ATTENTION_EXPLAINER_CACHE": str(tmp_path / "cache"), "STOP_TEST_MARKER": marker}
+    command = [sys.executable, "-m", "model.cli", "trace", "--corpus", str(corpus), "--sentence", "老师想喝咖啡",
+               "--out", str(tmp_path / "trace.json")]
+    with subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True) as process:
+        for line in process.stderr:
+            if "step" in line:  # the workers are training
+                break
+        process.terminate()
+        rest = process.stderr.read()
+    assert process.returncode == 130 and rest.strip().endswith("interrupted"), rest
+    assert processes_with(marker) == [], "training workers left running"
+    assert not (tmp_path / "trace.json").exists()
 
 
 def test_an_output_path_that_is_a_file_or_under_one_is_refused(tmp_path, monkeypatch, capsys):
