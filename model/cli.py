@@ -102,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     from model.checkpoint import CheckpointError
     from model.corpus import CorpusError
     from model.tokenizer import SentenceError
+    from model.train import TrainingError
 
     signal.signal(signal.SIGTERM, interrupt)
     try:
@@ -113,6 +114,9 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as error:
         say(f"error: {error.filename or ''}: {error.strerror}")
         return USAGE_ERROR
+    except TrainingError as error:
+        say(f"error: {error}")
+        return 1
     except KeyboardInterrupt:
         say("interrupted")
         return 130

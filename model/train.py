@@ -7,6 +7,8 @@ import multiprocessing
 import os
 import signal
 import time
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
@@ -192,6 +194,10 @@ def train_rnn(vocab: Vocab, inputs, targets, corpus: Corpus) -> ElmanRNN:
     return model
 
 
+class TrainingError(RuntimeError):
+    """Training could not finish; the message says what to do."""
+
+
 def ignore_interrupts() -> None:
     """In a training worker: Ctrl-C is the main process's to handle; it then stops every worker."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -206,9 +212,22 @@ def run_parallel(tasks: dict[str, tuple]) -> dict:
     workers = max(1, min(len(tasks), os.cpu_count() or 1))
     if workers == 1:
         return {name: function(*args) for name, (function, *args) in tasks.items()}
-    with multiprocessing.get_context("spawn").Pool(workers, initializer=ignore_interrupts) as pool:
-        running = {name: pool.apply_async(function, args) for name, (function, *args) in tasks.items()}
-        return {name: result.get() for name, result in running.items()}
+    spawn = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(workers, mp_context=spawn, initializer=ignore_interrupts) as pool:
+        futures = {name: pool.submit(function, *args) for name, (function, *args) in tasks.items()}
+        try:
+            return {name: future.result() for name, future in futures.items()}
+        except BaseException as error:  # interrupted, or a task failed: stop the others instead of waiting
+            pool.shutdown(wait=False, cancel_futures=True)
+            running = multiprocessing.active_children()
+            for worker in running:
+                worker.terminate()
+            for worker in running:
+                worker.join()
+            if isinstance(error, BrokenProcessPool):
+                raise TrainingError("a training process stopped unexpectedly (killed for lack of memory? a larger "
+                                    "vocabulary needs more): free some memory or use a smaller corpus") from None
+            raise
 
 
 def translation_data(pairs, source: Vocab, target: Vocab):

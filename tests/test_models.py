@@ -120,6 +120,14 @@ def test_the_training_time_announced_grows_with_the_vocabulary():
     assert "16 minutes" in models.training_time(8006)
 
 
+def assert_no_worker_running() -> None:
+    """Every worker process has ended (multiprocessing's own list of children may not know yet: the pool's
+    thread can reap a worker first)."""
+    for worker in multiprocessing.active_children():
+        with pytest.raises(ProcessLookupError):
+            os.kill(worker.pid, 0)
+
+
 def finish_after(seconds: float, marker: str) -> None:
     time.sleep(seconds)
     Path(marker).touch()
@@ -135,4 +143,19 @@ def test_ctrl_c_while_training_stops_every_training_at_once(tmp_path):
         train.run_parallel(tasks)
     time.sleep(10)  # a task still running would have finished by now
     assert not any(marker.exists() for marker in markers)
-    assert multiprocessing.active_children() == []
+    assert_no_worker_running()
+
+
+def test_a_training_worker_that_dies_ends_the_run_with_an_error_not_a_hang():
+    """As when the system kills it for lack of memory."""
+    def hung(signum, frame):
+        raise AssertionError("still waiting for the dead worker's result")
+
+    signal.signal(signal.SIGALRM, hung)
+    signal.alarm(50)  # not a speed bar: the other tasks end after 60 s, a hang never
+    try:
+        with pytest.raises(train.TrainingError, match="lack of memory"):
+            train.run_parallel({"killed": (os._exit, 9), "other": (time.sleep, 60), "third": (time.sleep, 60)})
+    finally:
+        signal.alarm(0)
+    assert_no_worker_running()
