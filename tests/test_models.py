@@ -138,9 +138,14 @@ def test_ctrl_c_while_training_stops_every_training_at_once(tmp_path):
     vocabulary that is many minutes."""
     markers = [tmp_path / f"{name}.done" for name in "abc"]
     tasks = {marker.stem: (finish_after, 8, str(marker)) for marker in markers}
+    # Ctrl-C is SIGINT, which Python ignores when a shell starts it in the background (as CI may)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     threading.Timer(4, os.kill, (os.getpid(), signal.SIGINT)).start()
-    with pytest.raises(KeyboardInterrupt):
-        train.run_parallel(tasks)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            train.run_parallel(tasks)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     time.sleep(10)  # a task still running would have finished by now
     assert not any(marker.exists() for marker in markers)
     assert_no_worker_running()
