@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from model.corpus import has_chinese, shown, without_sentence_end, words_of
+from model.corpus import has_chinese, is_punctuation, shown, without_sentence_end, words_of
 
 
 class SentenceError(ValueError):
@@ -83,6 +83,10 @@ class Vocab:
 
     def _unknown(self, word: str, sentence: str) -> SentenceError:
         examples = ", ".join(self.words[:12])
+        if is_punctuation(word):
+            where = self.corpus or "the story corpus"
+            return SentenceError(f"the punctuation mark {shown(word)} is not in {where}, so the models cannot "
+                                 "read it: leave it out of the sentence")
         if self.corpus is not None:
             return SentenceError(f"unknown word {shown(word)} in the sentence: use words of {self.corpus} "
                                  f"({examples}, …) or add sentences that use it to {self.corpus}")

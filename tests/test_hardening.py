@@ -28,7 +28,7 @@ BAD_SENTENCES = [
     ("。", "empty"),
     ("。。。", "empty"),
     ("！？", "empty"),
-    ("，，", "unknown word"),
+    ("，，", "punctuation mark \"，，\" is not in the story corpus"),
     ("狮子喜欢抓老鼠", "unknown word"),
     ("猫喜欢抓老虎", "unknown word"),
     ("猫 likes 抓老鼠", "unknown word"),
@@ -55,6 +55,7 @@ BAD_ENGLISH = [
     ("", "empty"),
     ("THE", "one word"),
     ("the cat likes to catch mice's", "unknown word"),
+    ("the cat, likes to catch mice", 'punctuation mark "," is not in the story corpus'),
     ("猫喜欢抓老鼠", "for a Chinese sentence use --lang zh"),
 ]
 
