@@ -133,9 +133,10 @@ def finish_after(seconds: float, marker: str) -> None:
     Path(marker).touch()
 
 
-def test_ctrl_c_while_training_stops_every_training_at_once(tmp_path):
+def test_ctrl_c_while_training_stops_every_training_at_once(monkeypatch, tmp_path):
     """Not after the trainings under way (and those waiting) have run to their end: with a large
     vocabulary that is many minutes."""
+    monkeypatch.setattr(train.os, "cpu_count", lambda: 2)  # workers, even on a machine of one core
     markers = [tmp_path / f"{name}.done" for name in "abc"]
     tasks = {marker.stem: (finish_after, 8, str(marker)) for marker in markers}
     # Ctrl-C is SIGINT, which Python ignores when a shell starts it in the background (as CI may)
@@ -151,8 +152,9 @@ def test_ctrl_c_while_training_stops_every_training_at_once(tmp_path):
     assert_no_worker_running()
 
 
-def test_a_training_worker_that_dies_ends_the_run_with_an_error_not_a_hang():
+def test_a_training_worker_that_dies_ends_the_run_with_an_error_not_a_hang(monkeypatch):
     """As when the system kills it for lack of memory."""
+    monkeypatch.setattr(train.os, "cpu_count", lambda: 2)  # in a worker, even on a machine of one core
     def hung(signum, frame):
         raise AssertionError("still waiting for the dead worker's result")
 
