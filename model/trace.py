@@ -12,7 +12,7 @@ import torch
 from torch.nn import functional as F
 
 from model import measure
-from model.corpus import STORIES, Corpus, default_corpus_path, load_corpus, story_twin
+from model.corpus import STORIES, Corpus, default_corpus_path, is_punctuation, load_corpus, story_twin
 from model.models import Models, load_models, load_translator, translate_words
 from model.train import ATTENTION_SCHEDULE
 from model.trace_schema import TRACE_FORMAT, content_hash, validate
@@ -56,10 +56,11 @@ def attention_section(models: Models, ids: list[int]) -> dict:
 
 def followed_word(tokens: list[str], corpus: Corpus) -> int:
     """The word whose share of the RNN's state chapter 3 follows: the first word, passing over leading
-    words that every corpus sentence starts with (English "the"), which tell this sentence from no
-    other. At least the last two steps stay to be followed."""
+    words that every corpus sentence starts with (English "the") and punctuation marks (an opening “),
+    which tell this sentence from no other. At least the last two steps stay to be followed."""
     shared = 0
-    while shared < len(tokens) - 2 and all(s[shared:shared + 1] == (tokens[shared],) for s in corpus.sentences):
+    while shared < len(tokens) - 2 and (is_punctuation(tokens[shared]) or
+                                        all(s[shared:shared + 1] == (tokens[shared],) for s in corpus.sentences)):
         shared += 1
     return shared
 

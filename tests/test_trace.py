@@ -61,6 +61,7 @@ def test_chapter_3_passes_over_every_word_all_corpus_sentences_start_with_but_th
     assert followed_word("i like to eat apples".split(), corpus) == 2
     assert followed_word("you like pears".split(), corpus) == 0
     assert followed_word("i like".split(), corpus) == 0
+    assert followed_word("“ you ” like pears".split(), corpus) == 1  # a quote mark tells nothing apart
 
 
 def test_the_copies_updates_average_to_the_sentences_update(default_trace):
