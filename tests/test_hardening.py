@@ -341,26 +341,44 @@ def sentences(words):
     return pieces.map("".join)
 
 
-@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                  HealthCheck.too_slow])
+def refused_cleanly(error) -> None:
+    message = str(error)
+    assert message and "\n" not in message and len(message) < 600
+
+
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_any_sentence_splits_into_known_words_or_is_refused_cleanly(data, zh_models):
+    from model.tokenizer import SentenceError
+    from scenes.theme import font_for
+
+    sentence = data.draw(sentences(zh_models.vocab.words))
+    try:
+        tokens = zh_models.vocab.split(sentence, zh_models.attention.config.context)
+    except SentenceError as error:
+        return refused_cleanly(error)
+    assert "".join(tokens) == "".join(sentence.split()).rstrip("。")
+    assert set(tokens) <= set(zh_models.vocab.words)
+    for token in tokens:
+        assert font_for(token) == "Noto Sans CJK SC"  # every accepted word is drawn, not boxed
+
+
+# A whole Trace per sentence costs about a second: fewer examples, from the same sentences.
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                 HealthCheck.too_slow])
 @given(data=st.data())
 def test_any_sentence_is_accepted_into_a_valid_trace_or_refused_cleanly(data, vocabulary, default_trace):
     from model.tokenizer import SentenceError
     from model.trace import build_trace
     from model.trace_schema import validate
-    from scenes.theme import font_for
 
     sentence = data.draw(sentences(vocabulary))
     try:
         trace = build_trace(sentence, "zh")
     except SentenceError as error:
-        message = str(error)
-        assert message and "\n" not in message and len(message) < 600
-        return
+        return refused_cleanly(error)
     validate(trace)
     assert "".join(trace["tokens"]) == "".join(sentence.split()).rstrip("。")
-    for token in trace["tokens"]:
-        assert font_for(token) == "Noto Sans CJK SC"  # every accepted word is drawn, not boxed
 
 
 # Corrupt state ---------------------------------------------------------------------------------
