@@ -348,17 +348,17 @@ def refused_cleanly(error) -> None:
 
 @settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
-def test_any_sentence_splits_into_known_words_or_is_refused_cleanly(data, zh_models):
+def test_any_sentence_splits_into_known_words_or_is_refused_cleanly(data, vocabulary, zh_models):
     from model.tokenizer import SentenceError
     from scenes.theme import font_for
 
-    sentence = data.draw(sentences(zh_models.vocab.words))
+    sentence = data.draw(sentences(vocabulary))
     try:
         tokens = zh_models.vocab.split(sentence, zh_models.attention.config.context)
     except SentenceError as error:
         return refused_cleanly(error)
     assert "".join(tokens) == "".join(sentence.split()).rstrip("。")
-    assert set(tokens) <= set(zh_models.vocab.words)
+    assert set(tokens) <= set(vocabulary)
     for token in tokens:
         assert font_for(token) == "Noto Sans CJK SC"  # every accepted word is drawn, not boxed
 
