@@ -367,7 +367,7 @@ def test_any_sentence_splits_into_known_words_or_is_refused_cleanly(data, vocabu
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                  HealthCheck.too_slow])
 @given(data=st.data())
-def test_any_sentence_is_accepted_into_a_valid_trace_or_refused_cleanly(data, vocabulary, default_trace):
+def test_any_sentence_is_accepted_into_a_valid_trace_or_refused_cleanly(data, vocabulary):
     from model.tokenizer import SentenceError
     from model.trace import build_trace
     from model.trace_schema import validate
