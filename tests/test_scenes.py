@@ -82,10 +82,11 @@ def test_every_language_has_every_string_with_the_same_blanks():
     assert [key for key in keys["en"] if blanks(STRINGS["en"][key]) != blanks(STRINGS["zh"][key])] == []
 
 
-def run(scene_class, **attributes):
-    """Build a chapter's scene to its end, each animation jumped to its last state without drawing frames."""
+def run(scene_class, draw_frames=False, **attributes):
+    """Build a chapter's scene to its end without writing a video: each animation jumps to its last state,
+    or, with ``draw_frames``, every frame is drawn as in a render (about twice as slow)."""
     with tempconfig({"dry_run": True, "disable_caching": True, "quality": "low_quality"}):
-        scene = type("Probe", (scene_class,), attributes)(skip_animations=True)
+        scene = type("Probe", (scene_class,), attributes)(skip_animations=not draw_frames)
         scene.render()
     return scene
 
@@ -415,23 +416,40 @@ def other_sentence(tmp_path, monkeypatch):
     return traced("狐狸每天早上偷偷喜欢抓鸡", tmp_path, monkeypatch)
 
 
-def test_every_chapter_constructs_for_another_corpus_sentence(other_sentence):
+def test_every_chapter_draws_every_frame_for_another_corpus_sentence(other_sentence, monkeypatch):
+    """The other tests jump each animation to its end; here every frame in between is drawn too."""
+    from manim.renderer.cairo_renderer import CairoRenderer
+
+    update_frame, frames = CairoRenderer.update_frame, []
+
+    def counted(*args, **kwargs):
+        frames.append(1)
+        return update_frame(*args, **kwargs)
+
+    monkeypatch.setattr(CairoRenderer, "update_frame", counted)
+
+    def drawn(scene_class):
+        before = len(frames)
+        scene = run(scene_class, draw_frames=True)
+        assert len(frames) - before > 5 * scene.renderer.num_plays  # 15 a second of animation, not one per play
+        return scene
+
     attention, query = other_sentence["attention"], len(other_sentence["tokens"]) - 2
-    assert run(NetworkBasics).numbers_on_screen["token id"] == attention["token_ids"][query]
-    assert run(ScaleProblem).numbers_on_screen["attention"] == other_sentence["scale"][0]["attention"]
+    assert drawn(NetworkBasics).numbers_on_screen["token id"] == attention["token_ids"][query]
+    assert drawn(ScaleProblem).numbers_on_screen["attention"] == other_sentence["scale"][0]["attention"]
     last = len(other_sentence["tokens"]) - 1
-    assert run(RNNDilution).numbers_on_screen[f"share {last}"] == other_sentence["rnn"]["influence"][last][0]
-    assert run(AttentionNodes).numbers_on_screen["score"] == attention["scores"][0][0]
-    assert run(MultiCopyInference).numbers_on_screen[f"weight {query}"] == attention["weights"][query][query]
+    assert drawn(RNNDilution).numbers_on_screen[f"share {last}"] == other_sentence["rnn"]["influence"][last][0]
+    assert drawn(AttentionNodes).numbers_on_screen["score"] == attention["scores"][0][0]
+    assert drawn(MultiCopyInference).numbers_on_screen[f"weight {query}"] == attention["weights"][query][query]
     training = other_sentence["training"]
-    assert run(Training).numbers_on_screen[f"score {training['key_index']}"] == training["history"][-1]["key_score"]
-    assert run(KVCache).numbers_on_screen["without cache total"] == other_sentence["kv_cache"]["projections_without_cache"]
-    assert run(TransformerContributions).numbers_on_screen[f"weight {query} 0"] == attention["weights"][query][0]
-    assert run(SqrtDk).numbers_on_screen["variance last"] == other_sentence["sqrt_dk"][-1]["score_variance"]
+    assert drawn(Training).numbers_on_screen[f"score {training['key_index']}"] == training["history"][-1]["key_score"]
+    assert drawn(KVCache).numbers_on_screen["without cache total"] == other_sentence["kv_cache"]["projections_without_cache"]
+    assert drawn(TransformerContributions).numbers_on_screen[f"weight {query} 0"] == attention["weights"][query][0]
+    assert drawn(SqrtDk).numbers_on_screen["variance last"] == other_sentence["sqrt_dk"][-1]["score_variance"]
     multi = other_sentence["multi_head"]
-    assert run(MultiHead).numbers_on_screen[f"head 1 {query} 0"] == multi["weights"][1][query][0]
+    assert drawn(MultiHead).numbers_on_screen[f"head 1 {query} 0"] == multi["weights"][1][query][0]
     pair = other_sentence["encoder_decoder"]
-    assert run(EncoderDecoder).numbers_on_screen["cross 0 0"] == pair["cross_weights"][0][0]
+    assert drawn(EncoderDecoder).numbers_on_screen["cross 0 0"] == pair["cross_weights"][0][0]
 
 
 MORPHS = (Transform, ReplacementTransform, TransformFromCopy)  # bend points into points; not FadeIn, Indicate, …
