@@ -420,7 +420,8 @@ def test_every_chapter_draws_every_frame_for_another_corpus_sentence(other_sente
     """The other tests jump each animation to its end; here every frame in between is drawn too."""
     from manim.renderer.cairo_renderer import CairoRenderer
 
-    update_frame, frames = CairoRenderer.update_frame, []
+    update_frame = CairoRenderer.update_frame
+    frames = []
 
     def counted(*args, **kwargs):
         frames.append(1)
@@ -431,7 +432,7 @@ def test_every_chapter_draws_every_frame_for_another_corpus_sentence(other_sente
     def drawn(scene_class):
         before = len(frames)
         scene = run(scene_class, draw_frames=True)
-        assert len(frames) - before > 5 * scene.renderer.num_plays  # 15 a second of animation, not one per play
+        assert len(frames) - before > 5 * scene.renderer.num_plays  # jumping draws about 2 per animation
         return scene
 
     attention, query = other_sentence["attention"], len(other_sentence["tokens"]) - 2
