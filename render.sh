@@ -9,9 +9,11 @@ cd "$(dirname "$0")"
 
 VENV=.venv
 PYTHON_VERSION=python3.11
-# Debian packages: ManimPango builds against Pango/Cairo; Chinese text needs a CJK font;
+# Debian packages: Python 3.11 with venv, and a C compiler with Python's headers, since pycairo
+# and ManimPango build from source against Pango/Cairo; Chinese text needs a CJK font;
 # ffprobe (ffmpeg) lets the tests inspect rendered videos.
-SYSTEM_PACKAGES=(libpango1.0-dev libcairo2-dev pkg-config fonts-noto-cjk ffmpeg)
+SYSTEM_PACKAGES=(python3.11 python3.11-venv python3.11-dev gcc libpango1.0-dev libcairo2-dev pkg-config
+                 fonts-noto-cjk ffmpeg)
 
 say() { printf 'setup: %s\n' "$*" >&2; }
 
@@ -40,7 +42,8 @@ install_python_environment() {
     fi
     if [ ! -x "$VENV/bin/python" ]; then
         say "creating $VENV"
-        "$PYTHON_VERSION" -m venv "$VENV"
+        # A failed attempt leaves a python without pip behind, which the next run would take as done.
+        "$PYTHON_VERSION" -m venv "$VENV" || { rm -rf "$VENV"; exit 1; }
     fi
     say "installing Python packages into $VENV (torch 2.13.0 CPU, manim, the project)"
     "$VENV/bin/python" -m pip install -q --upgrade pip
@@ -68,10 +71,11 @@ if hashlib.sha256(data).hexdigest() != expected:
     sys.exit(f"error: {url} does not have the expected sha256; not installed")
 shutil.rmtree(target, ignore_errors=True)
 with tarfile.open(fileobj=io.BytesIO(data)) as archive:
-    members = [m for m in archive.getmembers() if m.name.startswith("package/dist/") and m.isfile()]
-    for member in members:
-        member.name = member.name.removeprefix("package/")
-    archive.extractall(target, members=members, filter="data")
+    for member in archive.getmembers():
+        if member.name.startswith("package/dist/") and member.isfile():
+            path = target / member.name.removeprefix("package/")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(archive.extractfile(member).read())
 (target / ".version").write_text(version)
 PY
 }
