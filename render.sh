@@ -70,7 +70,7 @@ data = urllib.request.urlopen(url, timeout=60).read()
 if hashlib.sha256(data).hexdigest() != expected:
     sys.exit(f"error: {url} does not have the expected sha256; not installed")
 shutil.rmtree(target, ignore_errors=True)
-with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+with tarfile.open(fileobj=io.BytesIO(data)) as archive:  # the archive the hash names: its paths are known
     for member in archive.getmembers():
         if member.name.startswith("package/dist/") and member.isfile():
             path = target / member.name.removeprefix("package/")
