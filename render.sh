@@ -40,10 +40,11 @@ install_python_environment() {
     if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -x "$VENV/bin/python" ]; then
         return 0
     fi
-    if [ ! -x "$VENV/bin/python" ]; then
+    # None yet, or a python without pip that a failed attempt left behind: make it afresh.
+    if ! "$VENV/bin/python" -m pip --version >/dev/null 2>&1; then
         say "creating $VENV"
-        # A failed attempt leaves a python without pip behind, which the next run would take as done.
-        "$PYTHON_VERSION" -m venv "$VENV" || { rm -rf "$VENV"; exit 1; }
+        rm -rf "$VENV"
+        "$PYTHON_VERSION" -m venv "$VENV"
     fi
     say "installing Python packages into $VENV (torch 2.13.0 CPU, manim, the project)"
     "$VENV/bin/python" -m pip install -q --upgrade pip
