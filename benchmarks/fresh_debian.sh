@@ -34,7 +34,7 @@ for conf in /etc/pip.conf /etc/xdg/pip; do
     if [ -e "$conf" ]; then mkdir -p "$root$(dirname "$conf")"; cp -r "$conf" "$root$conf"; fi
 done
 # Local folders pip's configuration names (find-links, file:// indexes), read-only.
-for dir in $( (pip config list 2>/dev/null || true; echo "${PIP_FIND_LINKS:-}") | grep -o "\(file://\)\?/[^ ']*" | sed 's|^file://||'); do
+for dir in $( (pip config list 2>/dev/null || true; echo "${PIP_FIND_LINKS:-}") | grep -o "\(file://\)\?/[^ ']*" | sed 's|^file://||' | sort -u); do
     if [ -d "$dir" ]; then mirror "$dir" --bind -o ro; fi
 done
 mapfile -t pip_settings < <(env | grep '^PIP_' || true)
