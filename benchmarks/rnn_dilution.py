@@ -6,12 +6,15 @@
     .venv/bin/python benchmarks/rnn_dilution.py --lang zh --sizes 14,16 --steps 8000   # longer training
     .venv/bin/python benchmarks/rnn_dilution.py --lang zh --sizes 24,32 --subjects 20 --sentences 6000
     .venv/bin/python benchmarks/rnn_dilution.py --lang zh --sizes 16,24 --fillers 40
+    .venv/bin/python benchmarks/rnn_dilution.py --sizes 16,32 --copy-back
 
 ``--subjects`` trains on a story corpus with more subjects than the shipped six (each with its own
 object): a state that must tell more subjects apart has less room for each. ``--fillers`` gives the
 story more filler words than the shipped fifteen (MORE_FILLERS, kept after the shipped ones in a
 fixed order): more different words pushing the state around on the way from subject to verb. Either
 corpus is written afresh, ``--sentences`` long; the shipped corpus and models are not touched.
+``--copy-back`` trains the RNN as Elman (1990) did: the state is handed to the next word as a copy,
+a plain input, so no gradient flows back through time (the shipped RNN learns through every step).
 
 Trains the Elman RNN of model/rnn.py with the project's schedule on the story corpus, once
 per (language, hidden-state size, seed), and prints its object accuracy at distance 0, 1, 5 and 10,
@@ -37,6 +40,7 @@ from model import measure, train  # noqa: E402
 from model.corpus import (CORPUS_SIZE, LANGUAGES, MAX_FILLERS, STORIES, load_corpus,  # noqa: E402
                           write_story_corpora)
 from model.models import default_corpus  # noqa: E402
+from model.rnn import ElmanRNN  # noqa: E402
 from model.tokenizer import Vocab  # noqa: E402
 
 DISTANCES = (0, 1, 5, MAX_FILLERS)
@@ -63,6 +67,14 @@ MORE_FILLERS = (
 )
 
 
+class CopiedBackRNN(ElmanRNN):
+    """The same network, trained as Elman did: the error at a word changes nothing at the words
+    before it, since the state each step receives is a copy."""
+
+    def hand_on(self, h):
+        return h.detach()
+
+
 @contextmanager
 def wider_story(subjects: int, fillers: int):
     """While inside, the story (both languages) has ``subjects`` subjects (the shipped ones, then
@@ -84,20 +96,21 @@ def wider_story(subjects: int, fillers: int):
         STORIES.update(shipped)
 
 
-def accuracy_after_training(lang: str, size: int, seed: int, steps: int, story: tuple[int, int, int]) -> list[float]:
+def accuracy_after_training(lang: str, size: int, seed: int, steps: int, story: tuple[int, int, int],
+                            kind: type[ElmanRNN]) -> list[float]:
     """Accuracy at DISTANCES of one trained RNN; ``story`` is (subjects, fillers, sentences)."""
     if story == (SHIPPED_SUBJECTS, SHIPPED_FILLERS, CORPUS_SIZE):
-        return accuracy_on(default_corpus(lang), size, seed, steps)
+        return accuracy_on(default_corpus(lang), size, seed, steps, kind)
     subjects, fillers, sentences = story
     with wider_story(subjects, fillers), tempfile.TemporaryDirectory() as folder:
         path = write_story_corpora(Path(folder), sentences)[lang]
-        return accuracy_on(load_corpus(path, lang), size, seed, steps)
+        return accuracy_on(load_corpus(path, lang), size, seed, steps, kind)
 
 
-def accuracy_on(corpus, size: int, seed: int, steps: int) -> list[float]:
+def accuracy_on(corpus, size: int, seed: int, steps: int, kind: type[ElmanRNN]) -> list[float]:
     vocab = Vocab(corpus.words, corpus.lang)
     inputs, targets = train.next_word_data(corpus.sentences, vocab)
-    model = train.train_rnn_of_size(vocab, inputs, targets, size, seed, steps)
+    model = train.train_rnn_of_size(vocab, inputs, targets, size, seed, steps, kind)
     return [measure.object_accuracy(model, vocab, corpus, d)[0] for d in DISTANCES]
 
 
@@ -144,6 +157,8 @@ def main() -> None:
                              f"(default: the shipped {SHIPPED_FILLERS})")
     parser.add_argument("--sentences", type=positive, default=CORPUS_SIZE,
                         help=f"sentences in the corpus trained on (default: the shipped {CORPUS_SIZE})")
+    parser.add_argument("--copy-back", action="store_true",
+                        help="train as Elman (1990) did: no gradient through time (default: through every step)")
     args = parser.parse_args()
     if args.seeds < 1:
         parser.error("--seeds must be at least 1")
@@ -153,7 +168,8 @@ def main() -> None:
         parser.error(f"--fillers must be between {SHIPPED_FILLERS} and {most_fillers}")
     story = (args.subjects, args.fillers, args.sentences)
     seeds = range(train.SEED, train.SEED + args.seeds)
-    tasks = {(lang, size, seed): (accuracy_after_training, lang, size, seed, args.steps, story)
+    kind = CopiedBackRNN if args.copy_back else ElmanRNN
+    tasks = {(lang, size, seed): (accuracy_after_training, lang, size, seed, args.steps, story, kind)
              for lang in args.lang or LANGUAGES for size in args.sizes for seed in seeds}
     started = time.monotonic()
     at_once = min(os.cpu_count() or 1, len(tasks))

@@ -37,9 +37,14 @@ class ElmanRNN(nn.Module):
         states = []
         for t in range(x.shape[1]):
             self.steps += 1
-            h = torch.tanh(self.input_to_hidden(x[:, t]) + self.hidden_to_hidden(h))  # (B, d_hidden)
+            h = torch.tanh(self.input_to_hidden(x[:, t]) + self.hidden_to_hidden(self.hand_on(h)))  # (B, d_hidden)
             states.append(h)
         return torch.stack(states, dim=1)  # (B, T, d_hidden)
+
+    def hand_on(self, h: torch.Tensor) -> torch.Tensor:
+        """The state as the next step receives it: the state itself, so training's gradients flow
+        back through every earlier step (back-propagation through time)."""
+        return h
 
     def forward(self, idx: torch.Tensor) -> torch.Tensor:
         return self.inspect(idx)["logits"]

@@ -169,11 +169,12 @@ def train_multi_head(vocab: Vocab, inputs, targets, heads: int):
         return train_language_model(model, inputs, targets, ATTENTION_SCHEDULE, f"multi-head ({heads} heads)")
 
 
-def train_rnn_of_size(vocab: Vocab, inputs, targets, size: int, seed: int = SEED, steps: int | None = None) -> ElmanRNN:
+def train_rnn_of_size(vocab: Vocab, inputs, targets, size: int, seed: int = SEED, steps: int | None = None,
+                      kind: type[ElmanRNN] = ElmanRNN) -> ElmanRNN:
     """An RNN with ``size`` hidden nodes, trained with RNN_SCHEDULE (for ``steps`` steps if given)."""
     schedule = RNN_SCHEDULE if steps is None else replace(RNN_SCHEDULE, steps=steps)
     with deterministic(seed):
-        model = ElmanRNN(RNNConfig(vocab_size=len(vocab), d_hidden=size))
+        model = kind(RNNConfig(vocab_size=len(vocab), d_hidden=size))
         return train_language_model(model, inputs, targets, schedule, f"rnn ({size} hidden nodes)")
 
 
