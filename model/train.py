@@ -171,7 +171,8 @@ def train_multi_head(vocab: Vocab, inputs, targets, heads: int):
 
 def train_rnn_of_size(vocab: Vocab, inputs, targets, size: int, seed: int = SEED, steps: int | None = None,
                       kind: type[ElmanRNN] = ElmanRNN) -> ElmanRNN:
-    """An RNN with ``size`` hidden nodes, trained with RNN_SCHEDULE (for ``steps`` steps if given)."""
+    """An RNN with ``size`` hidden nodes, trained with RNN_SCHEDULE (for ``steps`` steps if given);
+    ``kind`` is the network, an ElmanRNN or a benchmark's variant of it."""
     schedule = RNN_SCHEDULE if steps is None else replace(RNN_SCHEDULE, steps=steps)
     with deterministic(seed):
         model = kind(RNNConfig(vocab_size=len(vocab), d_hidden=size))
