@@ -151,8 +151,8 @@ class Training(ExplainerScene):
     def learning_line(self) -> str:
         """What training did for the target: the word before it alone (no choice to learn), the target
         falling (the corpus teaches another), or rising with the weight on the key word (or on itself).
-        Only the subject (chapter 3's word) is said to be needed: a largest weight elsewhere (the English
-        fox's "likes") is said to rise, no more."""
+        Only the subject (chapter 3's word) is said to be needed: a largest weight elsewhere (say, on
+        "likes" in an English sentence) is said to rise, no more."""
         history, t = self.training["history"], self.training
         if self.alone:
             return "ch06.alone"

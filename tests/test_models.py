@@ -87,6 +87,22 @@ def test_training_twice_gives_bitwise_equal_weights(monkeypatch, zh_models):
         train.train_rnn_of_size(vocab, inputs, targets, 16).state_dict()["output.weight"])
 
 
+def kernels_in_use() -> tuple[str, str | None]:
+    return torch.backends.cpu.get_cpu_capability(), os.environ.get("MKL_CBWR")
+
+
+def test_a_training_process_uses_the_same_kernels_on_every_processor(monkeypatch):
+    """MKL's processor-independent branch and torch's AVX2 kernels, whatever this process uses; even on
+    one core, where training could have run here."""
+    monkeypatch.setattr(train.os, "cpu_count", lambda: 1)
+    monkeypatch.setenv("MKL_CBWR", "AUTO")
+    monkeypatch.delenv("ATEN_CPU_CAPABILITY", raising=False)
+    here = torch.backends.cpu.get_cpu_capability()
+    expected = "AVX2" if here in ("AVX2", "AVX512") else here
+    assert train.run_parallel({"training": (kernels_in_use,)}) == {"training": (expected, "COMPATIBLE")}
+    assert os.environ["MKL_CBWR"] == "AUTO" and "ATEN_CPU_CAPABILITY" not in os.environ
+
+
 def test_training_history_records_every_fifty_steps_with_snapshots(zh_models):
     steps = [entry["step"] for entry in zh_models.history]
     assert steps == list(range(0, train.ATTENTION_SCHEDULE.steps + 1, train.ATTENTION_SCHEDULE.record_every))

@@ -697,8 +697,8 @@ def test_chapter_5_in_english_says_the_subject_came_in_words_before_the_verb(eng
 
 
 def test_chapter_5_names_the_subject_too_where_the_largest_weight_goes_elsewhere(tmp_path, monkeypatch):
-    # as the shipped English model does for the fox ("catch" weighs "likes" 0.52, "fox" 0.30), with the
-    # subject in the middle of a long sentence, where it must keep its copy out of the "⋯"
+    # as an English model can ("catch" weighing "likes" above "fox"), with the subject in the middle of a
+    # long sentence, where it must keep its copy out of the "⋯"
     sentence = "the cat today daily mornings nightly also always constantly often frequently outside likes to catch mice"
     trace = copy.deepcopy(traced(sentence, tmp_path, monkeypatch, "en"))
     row, subject, likes = trace["attention"]["weights"][14], 6, 12
@@ -827,7 +827,7 @@ def test_chapter_6_says_a_word_that_weighs_itself_most_needs_its_own_information
 
 
 def test_chapter_6_says_only_the_subject_is_needed(english_sentence, tmp_path, monkeypatch):
-    trace = copy.deepcopy(english_sentence)  # as for the shipped English fox: "catch" weighs "likes" most
+    trace = copy.deepcopy(english_sentence)  # as if "catch" weighed "likes" most
     trace["training"]["key_index"] = 2
     for_the_scenes(trace, tmp_path, monkeypatch)
     history = trace["training"]["history"]

@@ -46,7 +46,7 @@ def test_query_and_key_stay_still_for_the_frozen_steps_then_learn(default_trace)
 @pytest.mark.parametrize("lang, words, followed", [
     ("zh", "猫 喜欢 抓 老鼠", "猫"),
     ("en", "the cat likes to catch mice", "cat"),
-    # the English model's verb weighs "likes" most here (README, "Attention model"): still the fox
+    # told from the corpus, not from what the attention model weighs most: the fox
     ("en", "the fox often secretly really likes to catch chickens", "fox"),
 ])
 def test_chapter_3_follows_the_first_word_that_tells_the_story_sentences_apart(lang, words, followed):
