@@ -86,7 +86,10 @@ def test_the_rnn_finds_the_object_next_to_its_subject_but_less_often_far_from_it
     accuracy = {row["distance"]: row["rnn"] for row in zh_models.accuracy_by_distance}
     assert accuracy[0] >= 0.9
     assert accuracy[MAX_FILLERS] < accuracy[5] < accuracy[0]
-    assert accuracy[MAX_FILLERS] <= min(row["transformer"] for row in zh_models.accuracy_by_distance) - 0.1
+    # further below the transformer than the sampling error of its held-out sentences can explain
+    far = accuracy[MAX_FILLERS]
+    standard_error = (far * (1 - far) / measure.HELD_OUT_PER_DISTANCE) ** 0.5
+    assert far < min(row["transformer"] for row in zh_models.accuracy_by_distance) - 3 * standard_error
 
 
 def test_the_rnn_holds_the_first_word_less_and_less_as_words_come_in(zh_models):
