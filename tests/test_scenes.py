@@ -12,7 +12,7 @@ from manim import (DL, RIGHT, UL, UR, Arrow, CurvedArrow, Group, Indicate, Manim
 
 from scenes.ch01_network_basics import NetworkBasics
 from scenes.ch02_scale_problem import ScaleProblem
-from scenes.ch03_rnn_dilution import RNNDilution
+from scenes.ch03_rnn_dilution import RNNDilution, rnn_falls
 from scenes.ch04_attention_nodes import AttentionNodes
 from scenes.ch05_multi_copy import MultiCopyInference
 from scenes.ch06_training import Training
@@ -731,6 +731,27 @@ def test_chapter_3_does_not_say_the_rnn_falls_where_its_accuracy_was_measured_fl
     spoken = run(RNNDilution).spoken
     flat, falls = STRINGS["zh"]["ch03.accuracy_flat"].split("（")[0], STRINGS["zh"]["ch03.accuracy"].split("（")[0]
     assert any(line.startswith(flat) for line in spoken) and not any(line.startswith(falls) for line in spoken)
+
+
+@pytest.mark.parametrize("near, far, falls", [
+    (1.0, 0.958, True),   # 0.042 down: nearly five standard errors of 500 sentences (the English RNN)
+    (0.9, 0.5, True),
+    (0.50, 0.47, False),  # within three standard errors: the luck of the sentences drawn
+    (1.0, 1.0, False),    # as good far as near
+    (0.16, 0.16, False),  # never learned the object
+])
+def test_chapter_3_calls_a_fall_only_what_sampling_cannot_explain(near, far, falls):
+    rows = [{"distance": 0, "rnn": near, "sentences": 500}, {"distance": 10, "rnn": far, "sentences": 500}]
+    assert rnn_falls(rows) == falls
+
+
+def test_chapter_3_does_not_say_an_rnn_as_good_far_as_near_misses_anything(default_trace, tmp_path, monkeypatch):
+    trace = copy.deepcopy(default_trace)
+    for row in trace["accuracy_by_distance"]:
+        row["rnn"] = 1.0
+    for_the_scenes(trace, tmp_path, monkeypatch)
+    said = STRINGS["zh"]["ch03.accuracy_flat"].format(near="1.00", far="1.00", flat="1.00")
+    assert said in run(RNNDilution).spoken and "猜错" not in said
 
 
 def test_chapter_3_in_chinese_says_the_rnn_falls(scene_trace, default_trace):
