@@ -98,7 +98,7 @@ def test_a_training_process_uses_the_same_kernels_on_every_processor(monkeypatch
     monkeypatch.setenv("MKL_CBWR", "AUTO")
     monkeypatch.delenv("ATEN_CPU_CAPABILITY", raising=False)
     here = torch.backends.cpu.get_cpu_capability()
-    expected = "AVX2" if here in ("AVX2", "AVX512") else here
+    expected = "AVX2" if here.startswith("AVX") else here  # AVX2 or one of the AVX512 levels
     assert train.run_parallel({"training": (kernels_in_use,)}) == {"training": (expected, "COMPATIBLE")}
     assert os.environ["MKL_CBWR"] == "AUTO" and "ATEN_CPU_CAPABILITY" not in os.environ
 
