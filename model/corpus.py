@@ -18,7 +18,8 @@ import hashlib
 import random
 import unicodedata
 from dataclasses import dataclass
-from itertools import combinations, groupby
+from collections.abc import Iterator
+from itertools import combinations, groupby, islice
 from pathlib import Path
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
@@ -107,15 +108,19 @@ def story_pairs(count: int, seed: int, filler_count: int | None = None) -> list[
 
     With ``filler_count`` None the number of fillers is drawn from FILLER_COUNT_WEIGHTS.
     """
+    return list(islice(endless_story_pairs(seed, filler_count), count))
+
+
+def endless_story_pairs(seed: int, filler_count: int | None = None) -> Iterator[tuple[list[str], list[str]]]:
+    """Twin sentences as ``story_pairs`` draws them, one at a time for as long as asked: its first
+    ``count`` are story_pairs(count, ...)."""
     rng = random.Random(seed)
     zh, en = STORIES["zh"], STORIES["en"]
-    pairs = []
-    for _ in range(count):
+    while True:
         subject = rng.randrange(len(zh.subjects))
         n = rng.choices(range(MAX_FILLERS + 1), FILLER_COUNT_WEIGHTS)[0] if filler_count is None else filler_count
         fillers = sorted(rng.sample(range(len(zh.fillers)), n))
-        pairs.append((zh.sentence(subject, fillers), en.sentence(subject, fillers)))
-    return pairs
+        yield zh.sentence(subject, fillers), en.sentence(subject, fillers)
 
 
 def every_story_pair(filler_count: int) -> list[tuple[list[str], list[str]]]:

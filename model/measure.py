@@ -9,12 +9,13 @@ import inspect
 import json
 import math
 import os
+from itertools import islice
 
 import torch
 from torch import nn
 from torch.nn import functional as F
 
-from model.corpus import MAX_FILLERS, STORIES, LANGUAGES, Corpus, story_pairs
+from model.corpus import MAX_FILLERS, STORIES, LANGUAGES, Corpus, endless_story_pairs
 from model.files import write_atomically
 from model.tokenizer import Vocab
 
@@ -30,9 +31,13 @@ def held_out_sentences(corpus: Corpus, filler_count: int, count: int = HELD_OUT_
     """
     seen = set(corpus.sentences)
     index = LANGUAGES.index(corpus.lang)
-    candidates = [tuple(pair[index]) for pair in story_pairs(count * 20, HELD_OUT_SEED + filler_count, filler_count)]
-    unseen = [s for s in candidates if s not in seen][:count]
-    return unseen + [s for s in candidates if s in seen][: count - len(unseen)], len(unseen)
+    unseen, known = [], []
+    for pair in islice(endless_story_pairs(HELD_OUT_SEED + filler_count, filler_count), count * 20):
+        sentence = tuple(pair[index])
+        (known if sentence in seen else unseen).append(sentence)
+        if len(unseen) == count:
+            break
+    return unseen + known[: count - len(unseen)], len(unseen)
 
 
 @torch.no_grad()

@@ -122,10 +122,15 @@ class Progress:
 
 
 def optimiser_for(model, schedule: Schedule):
-    """Adam, with Query/Key held back for ``attention_delay`` steps and then ramped up."""
+    """Adam, with Query/Key held back for ``attention_delay`` steps and then ramped up.
+
+    Here and for the translator, Adam (and gradient clipping) update all parameters in one call per
+    step (``foreach``) instead of one per parameter: bitwise the same weights, and faster on these
+    small models, whose steps are mostly per-call overhead.
+    """
     attention = [p for n, p in model.named_parameters() if n.startswith(("query.", "key."))]
     rest = [p for n, p in model.named_parameters() if not n.startswith(("query.", "key."))]
-    optimiser = torch.optim.Adam([{"params": attention}, {"params": rest}], lr=schedule.lr)
+    optimiser = torch.optim.Adam([{"params": attention}, {"params": rest}], lr=schedule.lr, foreach=True)
     delay = schedule.attention_delay
     ramp = (lambda step: min(1.0, max(0.0, (step - delay) / delay))) if delay else (lambda step: 1.0)
     return optimiser, torch.optim.lr_scheduler.LambdaLR(optimiser, [ramp, lambda step: 1.0])
@@ -145,7 +150,7 @@ def train_language_model(model, inputs, targets, schedule: Schedule, label: str,
         loss = F.cross_entropy(logits.flatten(0, 1), targets[rows].flatten(), ignore_index=IGNORE)
         optimiser.zero_grad()
         loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0, foreach=True)
         optimiser.step()
         scheduler.step()
         window.append(loss.item())
@@ -267,7 +272,8 @@ def train_translator(pairs, source: Vocab, target: Vocab) -> Translator:
     schedule = TRANSLATOR_SCHEDULE
     with deterministic(SEED):
         model = Translator(TranslatorConfig(len(source), len(target)))
-        optimiser = torch.optim.AdamW(model.parameters(), lr=schedule.lr, weight_decay=TRANSLATOR_WEIGHT_DECAY)
+        optimiser = torch.optim.AdamW(model.parameters(), lr=schedule.lr, weight_decay=TRANSLATOR_WEIGHT_DECAY,
+                                      foreach=True)
         progress = Progress("translator", schedule.steps)
         for step, rows in batches(len(source_ids), schedule, SEED):
             logits = model(source_ids[rows], target_in[rows])
