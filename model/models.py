@@ -77,12 +77,12 @@ def train_models(corpus: Corpus, translator: bool = False) -> tuple[dict, dict |
         f"{training_time(len(corpus.words))}")
     vocab = Vocab(corpus.words, corpus.lang)
     inputs, targets = train.next_word_data(corpus.sentences, vocab)
-    # Longest first, so that the cores finish together: translator, RNN, then the attention models.
+    # Longest first, so that the cores finish together: translator, RNN, multi-head (a layer more), attention.
     tasks = {"translator": (train_translator_payload, *twin_corpora())} if translator else {}
     tasks |= {
         "rnn": (train.train_rnn, vocab, inputs, targets, corpus),
-        "attention": (train.train_attention, vocab, inputs, targets),
         "multi_head": (train.train_multi_head, vocab, inputs, targets, MULTI_HEAD_HEADS),
+        "attention": (train.train_attention, vocab, inputs, targets),
     }
     trained = train.run_parallel(tasks)
     attention, history, snapshots = trained["attention"]
