@@ -17,8 +17,8 @@ from __future__ import annotations
 import hashlib
 import random
 import unicodedata
-from dataclasses import dataclass
 from collections.abc import Iterator
+from dataclasses import dataclass
 from itertools import combinations, groupby, islice
 from pathlib import Path
 
