@@ -40,15 +40,21 @@ def held_out_sentences(corpus: Corpus, filler_count: int, count: int = HELD_OUT_
     return unseen + known[: count - len(unseen)], len(unseen)
 
 
-@torch.no_grad()
 def object_accuracy(model: nn.Module, vocab: Vocab, corpus: Corpus, filler_count: int) -> tuple[float, int]:
     """Share of held-out sentences whose object word is the model's top prediction after the verb."""
-    story = STORIES[corpus.lang]
+    (accuracy,), unseen = object_accuracies([model], vocab, corpus, filler_count)
+    return accuracy, unseen
+
+
+@torch.no_grad()
+def object_accuracies(models: list[nn.Module], vocab: Vocab, corpus: Corpus, filler_count: int
+                      ) -> tuple[list[float], int]:
+    """``object_accuracy`` of each model, on one drawing of the held-out sentences."""
     sentences, unseen = held_out_sentences(corpus, filler_count)
     ids = torch.tensor([vocab.encode(list(s)) for s in sentences])  # (N, T): one length per count
-    verb = story.verb_position(filler_count)
-    predicted = model(ids[:, : verb + 1])[:, verb].argmax(dim=-1)  # (N,)
-    return (predicted == ids[:, verb + 1]).float().mean().item(), unseen
+    verb = STORIES[corpus.lang].verb_position(filler_count)
+    predictions = [model(ids[:, : verb + 1])[:, verb].argmax(dim=-1) for model in models]  # (N,) each
+    return [(predicted == ids[:, verb + 1]).float().mean().item() for predicted in predictions], unseen
 
 
 def is_story_corpus(corpus: Corpus, vocab: Vocab) -> bool:
@@ -66,8 +72,7 @@ def accuracy_by_distance(transformer, rnn, vocab: Vocab, corpus: Corpus) -> list
         return []
     rows = []
     for distance in range(MAX_FILLERS + 1):
-        transformer_accuracy, unseen = object_accuracy(transformer, vocab, corpus, distance)
-        rnn_accuracy, _ = object_accuracy(rnn, vocab, corpus, distance)
+        (transformer_accuracy, rnn_accuracy), unseen = object_accuracies([transformer, rnn], vocab, corpus, distance)
         rows.append({"distance": distance, "transformer": transformer_accuracy, "rnn": rnn_accuracy,
                      "sentences": HELD_OUT_PER_DISTANCE, "unseen": unseen})
     return rows
