@@ -19,7 +19,7 @@ import random
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
-from itertools import combinations, groupby, islice
+from itertools import groupby, islice
 from pathlib import Path
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
@@ -62,20 +62,35 @@ class Story:
 # The two stories are twins: subject i, filler j and the verb translate word for word.
 STORIES = {
     "zh": Story(
-        subjects=(("猫",), ("狗",), ("鹰",), ("熊",), ("孩子",), ("狐狸",)),
-        objects=("老鼠", "飞盘", "兔子", "鱼", "蝴蝶", "鸡"),
+        subjects=(("猫",), ("狗",), ("鹰",), ("熊",), ("孩子",), ("狐狸",), ("蛇",), ("狼",), ("老虎",),
+                  ("蜘蛛",), ("蜥蜴",), ("狮子",), ("鲨鱼",), ("蝙蝠",), ("水獭",), ("刺猬",), ("企鹅",),
+                  ("海豚",), ("猎豹",), ("猴子",)),
+        objects=("老鼠", "飞盘", "兔子", "鱼", "蝴蝶", "鸡", "青蛙", "羊", "鹿", "苍蝇", "蚂蚁", "斑马",
+                 "海豹", "飞蛾", "螃蟹", "甲虫", "小虾", "乌贼", "羚羊", "蚱蜢"),
         verb_parts=(("喜欢",), ("抓",)),
         fillers=("今天", "每天", "早上", "晚上", "也", "总是", "一直", "常常", "经常",
-                 "在院子里", "偷偷", "悄悄", "真的", "非常", "特别"),
+                 "在院子里", "偷偷", "悄悄", "真的", "非常", "特别",
+                 "昨天", "明天", "周末", "下午", "傍晚", "有时", "偶尔", "通常", "又", "还",
+                 "在附近", "在外面", "在屋里", "在楼上", "在楼下", "慢慢地", "快快地", "耐心地",
+                 "开心地", "急切地", "小心地", "确实", "十分", "相当", "大多"),
         default_sentence="猫喜欢抓老鼠",
     ),
     "en": Story(
         subjects=(("the", "cat"), ("the", "dog"), ("the", "eagle"), ("the", "bear"),
-                  ("the", "child"), ("the", "fox")),
-        objects=("mice", "frisbees", "rabbits", "fish", "butterflies", "chickens"),
+                  ("the", "child"), ("the", "fox"), ("the", "snake"), ("the", "wolf"), ("the", "tiger"),
+                  ("the", "spider"), ("the", "lizard"), ("the", "lion"), ("the", "shark"), ("the", "bat"),
+                  ("the", "otter"), ("the", "hedgehog"), ("the", "penguin"), ("the", "dolphin"),
+                  ("the", "cheetah"), ("the", "monkey")),
+        objects=("mice", "frisbees", "rabbits", "fish", "butterflies", "chickens", "frogs", "sheep",
+                 "deer", "flies", "ants", "zebras", "seals", "moths", "crabs", "beetles", "shrimp",
+                 "squid", "antelopes", "grasshoppers"),
         verb_parts=(("likes",), ("to", "catch")),
         fillers=("today", "daily", "mornings", "nightly", "also", "always", "constantly", "often",
-                 "frequently", "outside", "secretly", "quietly", "really", "very", "especially"),
+                 "frequently", "outside", "secretly", "quietly", "really", "very", "especially",
+                 "yesterday", "tomorrow", "weekends", "afternoons", "evenings", "sometimes",
+                 "occasionally", "usually", "again", "still", "nearby", "outdoors", "indoors",
+                 "upstairs", "downstairs", "slowly", "quickly", "patiently", "happily", "eagerly",
+                 "carefully", "truly", "extremely", "quite", "mostly"),
         default_sentence="the cat likes to catch mice",
     ),
 }
@@ -121,13 +136,6 @@ def endless_story_pairs(seed: int, filler_count: int | None = None) -> Iterator[
         n = rng.choices(range(MAX_FILLERS + 1), FILLER_COUNT_WEIGHTS)[0] if filler_count is None else filler_count
         fillers = sorted(rng.sample(range(len(zh.fillers)), n))
         yield zh.sentence(subject, fillers), en.sentence(subject, fillers)
-
-
-def every_story_pair(filler_count: int) -> list[tuple[list[str], list[str]]]:
-    """Every twin sentence with ``filler_count`` fillers: each subject with each choice of fillers."""
-    zh, en = STORIES["zh"], STORIES["en"]
-    return [(zh.sentence(subject, list(fillers)), en.sentence(subject, list(fillers)))
-            for subject in range(len(zh.subjects)) for fillers in combinations(range(len(zh.fillers)), filler_count)]
 
 
 def write_story_corpora(directory: Path = ASSETS, size: int = CORPUS_SIZE) -> dict[str, Path]:

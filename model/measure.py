@@ -26,8 +26,8 @@ HELD_OUT_PER_DISTANCE = 500
 def held_out_sentences(corpus: Corpus, filler_count: int, count: int = HELD_OUT_PER_DISTANCE):
     """``count`` story sentences with ``filler_count`` fillers, unseen in training where possible.
 
-    Short gaps have few possible sentences (6 with no filler, 90 with one), all of which the
-    corpus holds; there the sample is drawn from all sentences. Returns (sentences, unseen count).
+    Short gaps have few possible sentences (20 with no filler, 800 with one), most of which the
+    corpus holds; there the sample is filled up from seen sentences. Returns (sentences, unseen count).
     """
     seen = set(corpus.sentences)
     index = LANGUAGES.index(corpus.lang)

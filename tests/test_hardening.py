@@ -29,8 +29,8 @@ BAD_SENTENCES = [
     ("。。。", "empty"),
     ("！？", "empty"),
     ("，，", "punctuation mark \"，，\" is not in the story corpus"),
-    ("狮子喜欢抓老鼠", "unknown word"),
-    ("猫喜欢抓老虎", "unknown word"),
+    ("大象喜欢抓老鼠", "unknown word"),
+    ("猫喜欢抓恐龙", "unknown word"),
     ("猫 likes 抓老鼠", "unknown word"),
     ("the cat likes to catch mice", "for an English sentence use --lang en"),
     ("猫喜欢抓🐭", "unknown word"),
@@ -207,7 +207,7 @@ def test_a_plain_manim_mistake_is_one_error_line(tmp_path, monkeypatch, variable
 
 @pytest.mark.parametrize("sentence, lang, advice", [
     ("the dog likes to catch frisbees", "zh", "set ATTENTION_LANG=en"),
-    ("the dog likes to catch zebras", "en", "set ATTENTION_TRACE to a trace of a corpus"),
+    ("the dog likes to catch elephants", "en", "set ATTENTION_TRACE to a trace of a corpus"),
 ])
 def test_plain_manim_advice_names_its_variables_not_the_flags(monkeypatch, sentence, lang, advice):
     from scenes import source

@@ -93,7 +93,7 @@ def test_joined_subtitles_shift_each_chapter_by_the_ones_before(tmp_path):
 @pytest.mark.parametrize("args, fragment", [
     (["--chapters", "42"], "no chapter 42"),
     (["--format", "png", "--jobs", "-3"], "--jobs must be 1 or more"),
-    (["--sentence", "狮子喜欢抓老鼠"], "unknown word"),
+    (["--sentence", "大象喜欢抓老鼠"], "unknown word"),
     (["--sentence", "   "], "empty"),
     (["--sentence", "猫" + "今天每天早上晚上" * 6 + "喜欢抓老鼠"], "read at most 24"),
 ])

@@ -39,7 +39,7 @@ def test_english_finds_a_word_its_corpus_only_wrote_with_a_capital():
     ("", "empty"),
     ("   ", "empty"),
     ("。", "empty"),
-    ("狮子喜欢抓老鼠", '"狮子"'),
+    ("大象喜欢抓老鼠", '"大象"'),
     ("猫喜欢抓老鼠🐭", '"🐭"'),
     ("猫\u200b喜欢抓老鼠", "\\u200b"),
     ("猫\x00喜欢", "\\x00"),
@@ -54,8 +54,8 @@ def test_bad_chinese_sentences_are_refused_with_a_message_naming_the_problem(zh_
 
 
 def test_an_unknown_english_word_is_named_and_the_fix_is_given(en_vocab):
-    with pytest.raises(SentenceError, match='"lion".*--corpus'):
-        en_vocab.split("the lion likes to catch mice", 24)
+    with pytest.raises(SentenceError, match='"elephant".*--corpus'):
+        en_vocab.split("the elephant likes to catch mice", 24)
 
 
 def test_the_story_corpus_is_what_the_generator_writes(tmp_path):
@@ -97,7 +97,7 @@ def test_every_corpus_sentence_has_the_other_corpus_line_as_twin():
     assert [story_twin(list(s), "zh") for s in zh.sentences] == [list(s) for s in en.sentences]
 
 
-@pytest.mark.parametrize("words, lang", [("the cat likes to", "en"), ("the cat likes to catch mice happily", "en"),
+@pytest.mark.parametrize("words, lang", [("the cat likes to", "en"), ("the cat likes to catch mice gladly", "en"),
                                          ("cat likes to catch mice", "en"), ("猫 喜欢 抓 大象", "zh")])
 def test_words_that_are_not_story_phrases_have_no_twin(words, lang):
     assert story_twin(words.split(), lang) is None

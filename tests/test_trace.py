@@ -192,7 +192,7 @@ def test_the_default_output_is_named_after_the_sentence(tmp_path):
 
 
 @pytest.mark.parametrize("args, fragment", [
-    (["trace", "--sentence", "狮子喜欢抓老鼠"], "unknown word"),
+    (["trace", "--sentence", "大象喜欢抓老鼠"], "unknown word"),
     (["trace", "--sentence", ""], "empty"),
     (["trace", "--lang", "fr"], "unknown language"),
     (["trace", "--corpus", "missing.txt"], "cannot read corpus"),
