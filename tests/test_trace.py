@@ -7,6 +7,7 @@ import pytest
 from conftest import run_module
 
 from model.corpus import Corpus, default_corpus_path, load_corpus
+from model.models import MULTI_HEAD_HEADS
 from model.trace import TOP_K, build_trace, followed_word, top_predictions
 from model.trace_schema import TraceError, content_hash, load_trace, save_trace, validate
 
@@ -89,7 +90,7 @@ def test_the_heads_outputs_concatenated_and_projected_are_what_the_following_lay
         logits = zh_models.multi_head.output(torch.relu(zh_models.multi_head.hidden(combined)))
     assert torch.allclose(combined, torch.tensor(multi["combined"]), atol=1e-5)
     assert torch.allclose(logits, inside["logits"][0], atol=1e-4)
-    assert len(multi["outputs"]) == multi["config"]["heads"] == 2
+    assert len(multi["outputs"]) == multi["config"]["heads"] == MULTI_HEAD_HEADS
 
 
 def test_the_kv_cache_counts_each_generated_word(default_trace):
