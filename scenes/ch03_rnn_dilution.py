@@ -4,7 +4,7 @@ the subject's share of the fixed-size state shrinks; accuracy against distance."
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, RIGHT, UP, Arrow, Create, CurvedArrow, FadeIn, FadeOut, FadeTransform, Rectangle, Transform,
+from manim import (DOWN, DR, RIGHT, UP, UR, Arrow, Create, CurvedArrow, FadeIn, FadeOut, FadeTransform, Rectangle, Transform,
                    VGroup)
 
 from scenes.base import LEFT_MARGIN, ExplainerScene
@@ -60,7 +60,7 @@ class RNNDilution(ExplainerScene):
             self.play(FadeIn(self.word_in), Create(self.feed), self.hidden.create(), FadeIn(title))
 
     def feed_back_the_state(self):
-        loop = CurvedArrow(self.hidden.get_bottom() + RIGHT * 0.3, self.hidden.get_top() + RIGHT * 0.3,
+        loop = CurvedArrow(self.hidden.get_corner(DR) + RIGHT * 0.15, self.hidden.get_corner(UR) + RIGHT * 0.15,
                            angle=2.2, color=role_colour("value"))
         nodes = self.trace["rnn"]["config"]["d_hidden"]
         self.numbers_on_screen["hidden nodes"] = nodes

@@ -218,6 +218,6 @@ def english_trace(control_trace, tmp_path, monkeypatch):
 
 @pytest.mark.usefixtures("english_trace")
 @frames_comparison(base_scene=RNNDilution, renderer_class=MovingCameraRenderer)
-def test_english_ch03_a_larger_state_wraps_into_two_columns(scene):
+def test_english_ch03_a_larger_state_wraps_into_columns(scene):
     scene.show_one_word_in()
     scene.feed_back_the_state()
