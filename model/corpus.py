@@ -7,9 +7,13 @@ mark is a word of its own, spaced or not ("老鼠，狗" is 老鼠 ， 狗). Bla
 The story corpus is generated, seeded, so that the explainer's claim is true of the trained models:
 several subjects share the verb, so the word after the verb can only be predicted from the subject,
 and 0 to ``MAX_FILLERS`` filler words stand between the subject and the verb. Fillers keep a fixed
-order (time, frequency, place, manner, degree), as Chinese adverbials do, so the word after a filler
-depends on that filler: a model that reads word by word must keep the current word in its state
-beside the subject, which is what squeezes the subject out of an RNN's fixed-size state.
+order (the first fifteen by kind: time, frequency, place, manner, degree, as Chinese adverbials do;
+then twenty-five more, again by kind), so the word after a filler depends on that filler: a model
+that reads word by word must keep the current word in its state beside the subject, which is what
+squeezes the subject out of an RNN's fixed-size state. The story had 6 subjects and 15 fillers until
+December 2026; widened to 20 and 40, the RNN's state has more subjects to hold apart and more
+different words pushing it around, and its accuracy falls with distance (README, "Does the RNN's
+accuracy really fall with distance?").
 """
 
 from __future__ import annotations
