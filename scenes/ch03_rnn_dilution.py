@@ -4,8 +4,8 @@ the subject's share of the fixed-size state shrinks; accuracy against distance."
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, DR, RIGHT, UP, UR, Arrow, Create, CurvedArrow, FadeIn, FadeOut, FadeTransform, Rectangle, Transform,
-                   VGroup)
+from manim import (DOWN, DR, RIGHT, UP, UR, Arrow, Create, CurvedArrow, FadeIn, FadeOut, FadeTransform, Rectangle,
+                   Transform, VGroup)
 
 from scenes.base import LEFT_MARGIN, ExplainerScene
 from scenes.layout import drawn_slots
