@@ -28,12 +28,15 @@ SEED = 7
 TRAIN_THREADS = 1
 # They also differ between processors: Intel's MKL (the matrix products) and torch's own vectorised
 # kernels pick their code by processor, and training grows a last-bit difference into different
-# weights. Training processes start with both pinned (MKL's processor-independent branch, torch's AVX2
-# kernels), so that every x86-64 processor with AVX2 trains the same weights. Measured on an AMD EPYC:
-# pinning MKL alone changed the attention model's weights by up to 0.65, torch alone by up to 0.36;
-# with both pinned, MKL held to older instructions (MKL_ENABLE_INSTRUCTIONS=SSE4_2) gave bitwise the
-# same weights.
-PINNED_KERNELS = {"MKL_CBWR": "COMPATIBLE", "ATEN_CPU_CAPABILITY": "avx2"}
+# weights. Training processes start with both pinned (MKL's processor-independent branch, in its
+# strict mode, which does not depend on how arrays are aligned in memory; torch's AVX2 kernels), so
+# that every x86-64 processor with AVX2 trains the same weights. Measured on an AMD EPYC: pinning MKL
+# alone changed the attention model's weights by up to 0.65, torch alone by up to 0.36. Pinned, MKL's
+# element-wise square root still differed in the last bit between an Intel Xeon and an AMD EPYC (it
+# starts from an approximate instruction whose answer differs between them), so Adam runs fused
+# (torch's own kernel, exact square root) rather than through MKL. benchmarks/cross_cpu.py checks
+# this against an emulated AMD processor.
+PINNED_KERNELS = {"MKL_CBWR": "COMPATIBLE,STRICT", "ATEN_CPU_CAPABILITY": "avx2"}
 IGNORE = -100  # target id that the loss skips (padding after a sentence's end)
 
 
@@ -124,13 +127,14 @@ class Progress:
 def optimiser_for(model, schedule: Schedule):
     """Adam, with Query/Key held back for ``attention_delay`` steps and then ramped up.
 
-    Here and for the translator, Adam (and gradient clipping) update all parameters in one call per
-    step (``foreach``) instead of one per parameter: bitwise the same weights, and faster on these
-    small models, whose steps are mostly per-call overhead.
+    Here and for the translator, Adam runs ``fused``: one kernel of torch's own updates every
+    parameter (an exact square root, unlike MKL's; see PINNED_KERNELS), and gradient clipping
+    takes all parameters in one call (``foreach``); both faster on these small models, whose steps
+    are mostly per-call overhead.
     """
     attention = [p for n, p in model.named_parameters() if n.startswith(("query.", "key."))]
     rest = [p for n, p in model.named_parameters() if not n.startswith(("query.", "key."))]
-    optimiser = torch.optim.Adam([{"params": attention}, {"params": rest}], lr=schedule.lr, foreach=True)
+    optimiser = torch.optim.Adam([{"params": attention}, {"params": rest}], lr=schedule.lr, fused=True)
     delay = schedule.attention_delay
     ramp = (lambda step: min(1.0, max(0.0, (step - delay) / delay))) if delay else (lambda step: 1.0)
     return optimiser, torch.optim.lr_scheduler.LambdaLR(optimiser, [ramp, lambda step: 1.0])
@@ -273,7 +277,7 @@ def train_translator(pairs, source: Vocab, target: Vocab) -> Translator:
     with deterministic(SEED):
         model = Translator(TranslatorConfig(len(source), len(target)))
         optimiser = torch.optim.AdamW(model.parameters(), lr=schedule.lr, weight_decay=TRANSLATOR_WEIGHT_DECAY,
-                                      foreach=True)
+                                      fused=True)
         progress = Progress("translator", schedule.steps)
         for step, rows in batches(len(source_ids), schedule, SEED):
             logits = model(source_ids[rows], target_in[rows])
