@@ -14,12 +14,15 @@ PYTHON_VERSION=python3.11
 # ffprobe (ffmpeg) lets the tests inspect rendered videos.
 SYSTEM_PACKAGES=(python3.11 python3.11-venv python3.11-dev gcc libpango1.0-dev libcairo2-dev pkg-config
                  fonts-noto-cjk ffmpeg)
+# For the tests only: QEMU's user-mode emulator, under which they train a few steps posing as an AMD
+# processor, to check that training gives the same weights on another processor.
+TEST_PACKAGES=(qemu-user)
 
 say() { printf 'setup: %s\n' "$*" >&2; }
 
 install_system_packages() {
     local missing=() pkg
-    for pkg in "${SYSTEM_PACKAGES[@]}"; do
+    for pkg in "$@"; do
         dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
     done
     [ ${#missing[@]} -eq 0 ] && return 0
@@ -81,8 +84,8 @@ with tarfile.open(fileobj=io.BytesIO(data)) as archive:  # the archive the hash 
 PY
 }
 
-setup() {
-    install_system_packages
+setup() {  # arguments: system packages needed beyond SYSTEM_PACKAGES
+    install_system_packages "${SYSTEM_PACKAGES[@]}" "$@"
     install_python_environment
     install_reveal_js
 }
@@ -90,7 +93,7 @@ setup() {
 case "${1:-}" in
     test)
         shift
-        setup
+        setup "${TEST_PACKAGES[@]}"
         exec "$VENV/bin/python" -m pytest "$@"
         ;;
     setup)

@@ -2,7 +2,10 @@
 
 import multiprocessing
 import os
+import platform
 import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -101,6 +104,16 @@ def test_a_training_process_uses_the_same_kernels_on_every_processor(monkeypatch
     expected = "AVX2" if here.startswith("AVX") else here  # AVX2 or one of the AVX512 levels
     assert train.run_parallel({"training": (kernels_in_use,)}) == {"training": (expected, "COMPATIBLE,STRICT")}
     assert os.environ["MKL_CBWR"] == "AUTO" and "ATEN_CPU_CAPABILITY" not in os.environ
+
+
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="the pins and the emulator are for x86-64 processors")
+def test_training_gives_bitwise_the_same_weights_on_an_emulated_amd_processor():
+    """Five steps of every model here and under QEMU posing as an AMD EPYC (benchmarks/cross_cpu.py).
+    With Adam's square root from MKL (until December 2026), an Intel Xeon differed from the first step."""
+    benchmark = Path(__file__).resolve().parents[1] / "benchmarks" / "cross_cpu.py"
+    result = subprocess.run([sys.executable, str(benchmark), "--steps", "5"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.count("bitwise equal") == 4, result.stdout
 
 
 def test_training_history_records_every_fifty_steps_with_snapshots(zh_models):
