@@ -52,17 +52,25 @@ class MultiHead(ExplainerScene):
             self.play(*(FadeIn(g) for g in self.grids[1:]), FadeIn(names))
 
     def label_behaviours(self):
-        heads = self.trace["multi_head"]["heads"]
+        """Under each head: what it looks at most over the corpus, its mean weight there, and where
+        the word before the last (whose prediction is the last word) looks in this sentence, which
+        can differ from the corpus's habit."""
+        multi, tokens = self.trace["multi_head"], self.trace["tokens"]
+        heads, query = multi["heads"], len(tokens) - 2
         tags = VGroup()
-        for head, grid in zip(heads, self.grids):
+        for head, weights, grid in zip(heads, multi["weights"], self.grids):
             share = head["shares"][head["looks_at"]]
             measured = VGroup(label(self.say("mean_weight"), 16, "muted"),
                               self.shown(f"share {head['head']}", share, 2, 16, "highlight")).arrange(RIGHT, buff=0.15)
-            tags.add(VGroup(label(self.say(f"looks.{head['looks_at']}"), 20, "highlight"), measured)
+            row = weights[query]
+            peak = max(range(query + 1), key=row.__getitem__)
+            here = VGroup(label(self.say("in_sentence", query=tokens[query], word=tokens[peak]), 16, "muted"),
+                          self.shown(f"peak {head['head']}", row[peak], 2, 16, "text")).arrange(RIGHT, buff=0.15)
+            tags.add(VGroup(label(self.say(f"looks.{head['looks_at']}"), 20, "highlight"), measured, here)
                      .arrange(DOWN, buff=0.12).next_to(grid, DOWN, buff=0.3))
         labels = "、".join if self.lang == "zh" else ", ".join
         summary = labels(f"{self.say('head', n=h['head'] + 1)} {self.say('looks.' + h['looks_at'])}" for h in heads)
-        with self.narration("ch10.labels", labels=summary):
+        with self.narration("ch10.labels", labels=summary, query=tokens[query]):
             self.play(*(FadeIn(tag, shift=0.2 * UP) for tag in tags))
         self.tags = tags
 

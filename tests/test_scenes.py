@@ -241,6 +241,7 @@ def test_chapter_10_shows_each_heads_weights_behaviour_and_the_projection(scene_
             [row[: i + 1] for i, row in enumerate(weights)]
         head = multi["heads"][h]
         assert shown[f"share {h}"] == head["shares"][head["looks_at"]]
+        assert shown[f"peak {h}"] == max(weights[T - 2][: T - 1])  # where the word before the last looks here
         assert [shown[f"output {h} {i}"] for i in range(multi["config"]["d_k"])] == multi["outputs"][h][T - 2]
     assert [shown[f"combined {i}"] for i in range(multi["config"]["d_k"])] == multi["combined"][T - 2]
     assert shown["one head 2 0"] == default_trace["attention"]["weights"][2][0]
