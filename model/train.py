@@ -32,10 +32,10 @@ TRAIN_THREADS = 1
 # strict mode, which does not depend on how arrays are aligned in memory; torch's AVX2 kernels), so
 # that every x86-64 processor with AVX2 trains the same weights. Measured on an AMD EPYC: pinning MKL
 # alone changed the attention model's weights by up to 0.65, torch alone by up to 0.36. Pinned, MKL's
-# element-wise square root still differed in the last bit between an Intel Xeon and an AMD EPYC (it
-# starts from an approximate instruction whose answer differs between them), so Adam runs fused
-# (torch's own kernel, exact square root) rather than through MKL. benchmarks/cross_cpu.py checks
-# this against an emulated AMD processor.
+# element-wise square root still depends on the processor: on an Intel Xeon it came out one ulp off
+# where an emulated AMD processor got it right, and weights trained on an AMD EPYC were not
+# reproduced on the Xeon. So Adam runs fused (torch's own kernel, exact square root) rather than
+# through MKL; benchmarks/cross_cpu.py checks training against an emulated AMD processor.
 PINNED_KERNELS = {"MKL_CBWR": "COMPATIBLE,STRICT", "ATEN_CPU_CAPABILITY": "avx2"}
 IGNORE = -100  # target id that the loss skips (padding after a sentence's end)
 
