@@ -7,7 +7,7 @@ from __future__ import annotations
 from manim import DOWN, RIGHT, UP, Arrow, FadeIn, FadeTransform, ReplacementTransform, VGroup
 
 from scenes.base import ExplainerScene
-from scenes.mobjects import NodeLayer, WeightGrid, emphasise, label
+from scenes.mobjects import NodeLayer, WeightGrid, emphasise, label, row_peaks
 from scenes.theme import role_colour
 
 GRID_WIDTH = 12.0  # room for all heads' grids side by side
@@ -62,10 +62,10 @@ class MultiHead(ExplainerScene):
             share = head["shares"][head["looks_at"]]
             measured = VGroup(label(self.say("mean_weight"), 16, "muted"),
                               self.shown(f"share {head['head']}", share, 2, 16, "highlight")).arrange(RIGHT, buff=0.15)
-            row = weights[query]
-            peak = max(range(query + 1), key=row.__getitem__)
+            peak = row_peaks(weights, causal=True)[query]
             here = VGroup(label(self.say("in_sentence", query=tokens[query], word=tokens[peak]), 16, "muted"),
-                          self.shown(f"peak {head['head']}", row[peak], 2, 16, "text")).arrange(RIGHT, buff=0.15)
+                          self.shown(f"peak {head['head']}", weights[query][peak], 2, 16, "text"))
+            here.arrange(RIGHT, buff=0.15)
             tags.add(VGroup(label(self.say(f"looks.{head['looks_at']}"), 20, "highlight"), measured, here)
                      .arrange(DOWN, buff=0.12).next_to(grid, DOWN, buff=0.3))
         labels = "、".join if self.lang == "zh" else ", ".join
