@@ -9,8 +9,8 @@ on this processor, and under QEMU's user-mode emulator posing as another x86-64 
 default an AMD EPYC Milan: AMD's vendor name, AVX2, no AVX-512), both with training's pinned kernels
 (model/train.py, PINNED_KERNELS); then says whether the weights are bitwise equal. Intel MKL picks
 its code by the vendor and instructions it sees, and QEMU answers even the approximate instructions
-(RCPPS, RSQRTPS, whose last bits differ between Intel and AMD processors) exactly, so arithmetic
-that depends on the processor gives different weights here. 450 steps take the attention models
+(RCPPS, RSQRTPS) exactly, where a real processor gives its own approximation, so arithmetic that
+depends on the processor gives different weights here. 450 steps take the attention models
 past step 300, where Query and Key start learning; the translator, whose Query and Key learn from
 the first step and whose emulation is the slowest, gets 100. The default run took 20 minutes on 2
 cores, almost all of it emulating.
@@ -34,9 +34,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from model import train  # noqa: E402
-from model.models import MULTI_HEAD_HEADS, default_corpus, twin_corpora  # noqa: E402
+from model.models import MULTI_HEAD_HEADS, default_corpus, translator_training, twin_corpora  # noqa: E402
 from model.tokenizer import Vocab  # noqa: E402
-from model.translator import END, PAD, START  # noqa: E402
 
 STEPS = {"attention": 450, "multi_head": 450, "rnn": 450, "translator": 100}  # each model's default
 MODELS = tuple(STEPS)
@@ -47,10 +46,7 @@ def trained_state(name: str, steps: int) -> dict:
     train.ATTENTION_SCHEDULE = replace(train.ATTENTION_SCHEDULE, steps=steps)
     train.TRANSLATOR_SCHEDULE = replace(train.TRANSLATOR_SCHEDULE, steps=steps)
     if name == "translator":
-        zh, en = twin_corpora()
-        pairs = list(zip(zh.sentences, en.sentences))
-        return train.train_translator(pairs, Vocab([PAD, *zh.words], "zh"),
-                                      Vocab([START, END, *en.words], "en")).state_dict()
+        return train.train_translator(*translator_training(*twin_corpora())).state_dict()
     corpus = default_corpus("zh")
     vocab = Vocab(corpus.words, corpus.lang)
     inputs, targets = train.next_word_data(corpus.sentences, vocab)

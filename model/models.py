@@ -217,11 +217,14 @@ def held_out_translations(zh: Corpus):
     return unseen[:HELD_OUT_TRANSLATIONS]
 
 
+def translator_training(zh: Corpus, en: Corpus) -> tuple[list, Vocab, Vocab]:
+    """The translator's training pairs (zh, en) and its source and target vocabularies."""
+    return list(zip(zh.sentences, en.sentences)), Vocab([PAD, *zh.words], "zh"), Vocab([START, END, *en.words], "en")
+
+
 def train_translator_payload(zh: Corpus, en: Corpus) -> dict:
     say("training the translator (Chinese → English)")
-    source = Vocab([PAD, *zh.words], "zh")
-    target = Vocab([START, END, *en.words], "en")
-    pairs = list(zip(zh.sentences, en.sentences))
+    pairs, source, target = translator_training(zh, en)
     model = train.train_translator(pairs, source, target)
     return {
         "corpus_digest": translator_digest(zh, en),
