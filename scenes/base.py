@@ -6,12 +6,13 @@ from __future__ import annotations
 import os
 from contextlib import contextmanager
 
-from manim import UL, UP, FadeOut, ManimColor, Mobject, MovingCameraScene, Text, config
+from manim import (DOWN, UL, UP, FadeIn, FadeOut, ManimColor, Mobject, MovingCameraScene, Rectangle, Text, VGroup,
+                   config)
 
 from scenes import source
-from scenes.mobjects import WeightGrid, label, number, written_cells
+from scenes.mobjects import WeightGrid, fitted, label, number, written_cells
 from scenes.strings import text
-from scenes.theme import theme
+from scenes.theme import HEADING, LABEL, SMALL, TITLE, role_colour, theme
 
 # Reading speed used to hold each narration line on screen long enough.
 CHARACTERS_PER_SECOND = {"zh": 5.0, "en": 14.0}
@@ -22,6 +23,11 @@ END_HOLD_SECONDS = 1.0
 TITLE_BUFF = 0.3  # between the title and the frame's top-left corner
 LEFT_MARGIN = -config.frame_width / 2 + TITLE_BUFF  # where the title starts: nothing stands nearer the left edge
 RIGHT_MARGIN = -LEFT_MARGIN  # nor nearer the right edge
+# The picture stands between the title's band at the top and the recap's band at the bottom, which a
+# chapter's last picture leaves free for the recap line.
+CONTENT_TOP = 3.15
+CONTENT_BOTTOM = -3.1
+RECAP_BAND = 0.75  # height of the recap's strip at the frame's bottom
 
 
 class ExplainerScene(MovingCameraScene):
@@ -37,8 +43,14 @@ class ExplainerScene(MovingCameraScene):
         self.spoken: list[str] = []  # the narration so far, line by line
 
     def tear_down(self):
+        self.recap()
         self.wait(END_HOLD_SECONDS)
         super().tear_down()
+
+    @property
+    def chapter_key(self) -> str:
+        """The prefix of the chapter's strings: "ch05" for "ch05.title"."""
+        return self.title_key.split(".")[0]
 
     def say(self, line: str, **values) -> str:
         return text(self.lang, line, **values)
@@ -62,9 +74,35 @@ class ExplainerScene(MovingCameraScene):
         return WeightGrid(weights, rows, columns, numbers, cell=cell, word_size=word_size, causal=causal)
 
     def show_title(self):
-        title = label(self.say(self.title_key), 26).to_corner(UL, buff=TITLE_BUFF)
-        self.add(title)
+        """The chapter opens on its title and its question in one line, in the middle of the frame;
+        then the question leaves and the title goes to the top-left corner, where it stays."""
+        title = label(self.say(self.title_key), HEADING)
+        question = self.one_line(self.say(f"{self.chapter_key}.question"), TITLE, "emphasis")
+        VGroup(title, question).arrange(DOWN, buff=0.6)
+        with self.narration(f"{self.chapter_key}.question"):
+            self.play(FadeIn(title), FadeIn(question, shift=0.3 * UP), run_time=1.2)
+        self.play(FadeOut(question, shift=0.3 * UP), title.animate.to_corner(UL, buff=TITLE_BUFF), run_time=0.8)
+        self.title = title
         return title
+
+    def recap(self):
+        """The chapter ends on a one-line recap, on a strip at the bottom of its final picture (of the
+        camera's frame, in a close-up)."""
+        frame = self.camera.frame
+        zoom = frame.height / config.frame_height
+        line = self.one_line(self.say(f"{self.chapter_key}.recap"), LABEL, "emphasis").scale(zoom)
+        strip = Rectangle(width=frame.width, height=RECAP_BAND * zoom, stroke_width=0, stroke_color=role_colour("background"),
+                          fill_color=role_colour("background"), fill_opacity=0.9)
+        strip.move_to(frame.get_bottom(), aligned_edge=DOWN)
+        line.move_to(strip)
+        with self.narration(f"{self.chapter_key}.recap"):
+            self.play(FadeIn(strip), FadeIn(line, shift=0.2 * UP * zoom), run_time=1.0)
+
+    @staticmethod
+    def one_line(words: str, size: float, role: str) -> Text:
+        """``words`` on one line across the frame, shrunk if need be but not below SMALL."""
+        written = label(words, size, role)
+        return fitted(written, max(RIGHT_MARGIN - LEFT_MARGIN, written.width * SMALL / size))
 
     def keep_below_title(self, group: Mobject) -> Mobject:
         """Move ``group`` down, if it stands under the title nearer than TITLE_BUFF (a long sentence's

@@ -17,7 +17,7 @@ INPUTS_AT = [-2.5, -0.2, 0]
 
 class NetworkBasics(ExplainerScene):
     title_key = "ch01.title"
-    narration_lines = 6
+    narration_lines = 8  # with the question and the recap
     word_index: int | None = None  # whose pass through the network; None: the word before the last
 
     def construct(self):

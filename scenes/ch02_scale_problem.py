@@ -26,7 +26,7 @@ def power_of_ten(exponent: int) -> str:
 
 class ScaleProblem(ExplainerScene):
     title_key = "ch02.title"
-    narration_lines = 8
+    narration_lines = 10  # with the question and the recap
 
     def construct(self):
         self.show_small_network()

@@ -34,7 +34,7 @@ def bar_x(column: int) -> float:
 
 class RNNDilution(ExplainerScene):
     title_key = "ch03.title"
-    narration_lines = 6
+    narration_lines = 8  # with the question and the recap
 
     def construct(self):
         self.show_one_word_in()

@@ -13,7 +13,7 @@ ROW = dict(radius=0.2, spacing=0.55, direction=RIGHT, show_values=True, value_si
 
 class AttentionNodes(ExplainerScene):
     title_key = "ch04.title"
-    narration_lines = 9
+    narration_lines = 11  # with the question and the recap
     word_index = 0  # whose network: the first word's is complete on its own (nothing before it)
 
     def construct(self):

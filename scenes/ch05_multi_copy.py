@@ -19,7 +19,7 @@ BAR_HEIGHT = 1.1
 
 class MultiCopyInference(ExplainerScene):
     title_key = "ch05.title"
-    narration_lines = 8
+    narration_lines = 10  # with the question and the recap
     query_index: int | None = None  # the current word; None: the word before the last
 
     def construct(self):

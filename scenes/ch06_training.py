@@ -30,7 +30,7 @@ ROOM = 8  # columns of copies' updates side by side (a long sentence's middle wo
 
 class Training(ExplainerScene):
     title_key = "ch06.title"
-    narration_lines = 10
+    narration_lines = 12  # with the question and the recap
 
     def construct(self):
         self.show_both_ends()

@@ -33,7 +33,7 @@ def key_value(stored: bool, size: float) -> VGroup:
 
 class KVCache(ExplainerScene):
     title_key = "ch07.title"
-    narration_lines = 6
+    narration_lines = 8  # with the question and the recap
 
     def construct(self):
         self.recompute_everything()

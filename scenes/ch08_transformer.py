@@ -38,7 +38,7 @@ def step_numbers(row: VGroup, steps) -> VGroup:
 
 class TransformerContributions(ExplainerScene):
     title_key = "ch08.title"
-    narration_lines = 7
+    narration_lines = 9  # with the question and the recap
 
     def construct(self):
         self.process_in_parallel()

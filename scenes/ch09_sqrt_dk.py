@@ -21,7 +21,7 @@ COLUMNS = (-4.6, -2.3, 0.0, 2.3, 4.6)  # the table's columns: d_k, two largest w
 
 class SqrtDk(ExplainerScene):
     title_key = "ch09.title"
-    narration_lines = 4
+    narration_lines = 6  # with the question and the recap
 
     def construct(self):
         self.variance_grows()

@@ -17,7 +17,7 @@ NODE = dict(radius=0.15, spacing=0.42, direction=RIGHT, show_values=True, value_
 
 class MultiHead(ExplainerScene):
     title_key = "ch10.title"
-    narration_lines = 5
+    narration_lines = 7  # with the question and the recap
 
     def construct(self):
         self.one_head()

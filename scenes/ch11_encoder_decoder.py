@@ -24,7 +24,7 @@ def block(text: str, role: str) -> VGroup:
 
 class EncoderDecoder(ExplainerScene):
     title_key = "ch11.title"
-    narration_lines = 7
+    narration_lines = 9  # with the question and the recap
 
     def construct(self):
         self.build_encoder()

@@ -33,18 +33,21 @@ class Theme:
     font: str
 
 
+# Roles (input, Query, Key, value, output) are told apart by hue on outlines, labels and brackets;
+# a number is told by the diverging value scale (teal above zero, rose below), whose hues no role
+# uses: docs/visual-language.md shows both side by side.
 DARK = Theme(
-    background="#0f1117", text="#ECEFF4", muted="#5B6275",
-    input="#A3BE8C", query="#F2A65A", key="#5FB3F0", value="#C792EA", output="#E5C07B",
-    highlight="#FF6B6B", emphasis="#F7D96F", negative="#3B82F6", neutral="#2A2F3A", positive="#F59E0B",
+    background="#0f1117", text="#ECEFF4", muted="#9AA3B5",
+    input="#C3CAD8", query="#F2A65A", key="#5FA8F0", value="#B794F4", output="#8FD46A",
+    highlight="#FFD166", emphasis="#FFE9A8", negative="#F0607F", neutral="#2A2F3A", positive="#2EC4B6",
     font="Noto Sans CJK SC",
 )
 
 # For slides and print: dark text on a light background, hues deep enough to read on white.
 LIGHT = Theme(
-    background="#FBFAF7", text="#1F2430", muted="#8A909C",
-    input="#4C8A2E", query="#C8610A", key="#1C6FB8", value="#8B3DB8", output="#9A6A00",
-    highlight="#D0343A", emphasis="#B7791F", negative="#2563EB", neutral="#E6E4DE", positive="#E08A00",
+    background="#FBFAF7", text="#1F2430", muted="#5F6675",
+    input="#4B5563", query="#C8610A", key="#1C6FB8", value="#7C3AED", output="#3F8A1F",
+    highlight="#9A7400", emphasis="#B7791F", negative="#D6336C", neutral="#E6E4DE", positive="#0F9488",
     font="Noto Sans CJK SC",
 )
 
@@ -54,6 +57,23 @@ THEMES = {"dark": DARK, "light": LIGHT}
 def theme() -> Theme:
     """The theme named by ATTENTION_THEME (dark by default), read when a mobject is built."""
     return THEMES.get(os.environ.get("ATTENTION_THEME", "dark"), DARK)
+
+
+# The type scale, as font sizes. A digit of the theme's font stands DIGIT_HEIGHT frame units high per
+# point (measured: 0.295 at 28 pt), so at 480p (60 px per unit of an 8-unit-high frame) SMALL's digits
+# are 16.4 px high, the least a number may be (tests/test_scenes.py measures every text at every step).
+DIGIT_HEIGHT = 0.01054
+TITLE, HEADING, LABEL, SMALL = 42, 36, 30, 26
+SMALLEST_PIXELS = 16  # at 480p, full frame
+# Lines that carry values (edges) and outlines: wide and opaque enough to see at 480p.
+EDGE_WIDTH, EDGE_OPACITY = 2.5, 0.55
+OUTLINE_WIDTH = 3
+
+
+def pixels_high(font_size: float, frame_height: float = 8.0, pixel_height: int = 480) -> float:
+    """How many pixels a digit of text at ``font_size`` stands, seen in a camera frame
+    ``frame_height`` units high rendered ``pixel_height`` pixels high."""
+    return font_size * DIGIT_HEIGHT * pixel_height / frame_height
 
 
 def role_colour(role: str) -> ManimColor:
@@ -70,6 +90,14 @@ def value_colour(value: float) -> ManimColor:
     strength = math.tanh(abs(value))
     end = t.positive if value >= 0 else t.negative
     return interpolate_color(ManimColor(t.neutral), ManimColor(end), strength)
+
+
+def value_text_colour(value: float) -> ManimColor:
+    """The colour of a number written on the background: the value scale's hue, never fainter than
+    half way from the text colour, so that a small number still reads."""
+    t = theme()
+    end = t.positive if value >= 0 else t.negative
+    return interpolate_color(ManimColor(t.text), ManimColor(end), 0.5 + 0.5 * math.tanh(abs(value)))
 
 
 class FontError(RuntimeError):

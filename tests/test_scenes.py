@@ -8,7 +8,7 @@ from dataclasses import fields
 import numpy as np
 import pytest
 from manim import (DL, RIGHT, UL, UR, Arrow, CurvedArrow, Group, Indicate, ManimColor, MarkupText, Rectangle,
-                   ReplacementTransform, Text, Transform, TransformFromCopy, VGroup, VMobject, config, tempconfig)
+                   ReplacementTransform, SingleStringMathTex, Text, Transform, TransformFromCopy, VGroup, VMobject, config, tempconfig)
 
 from scenes.ch01_network_basics import NetworkBasics
 from scenes.ch02_scale_problem import ScaleProblem
@@ -23,7 +23,7 @@ from scenes.ch10_multi_head import MultiHead
 from scenes.ch11_encoder_decoder import EncoderDecoder
 from scenes.mobjects import Connections, NetworkCopy, NodeLayer, TokenRow
 from scenes.strings import STRINGS, written as written_sentence
-from scenes.theme import FontError, Theme, font_for, theme, value_colour
+from scenes.theme import SMALLEST_PIXELS, FontError, Theme, font_for, pixels_high, theme, value_colour
 
 
 def test_a_node_layer_exposes_its_nodes_and_values():
@@ -494,8 +494,10 @@ def grown_from_nothing(animation) -> list[str]:
 @pytest.mark.parametrize("chapter", [NetworkBasics, ScaleProblem, RNNDilution, AttentionNodes, MultiCopyInference,
                                      Training, KVCache, TransformerContributions, SqrtDk, MultiHead,
                                      EncoderDecoder])
+@pytest.mark.parametrize("look", ["dark", "light"])
 def test_a_full_run_narrates_as_many_lines_as_the_progress_total_says_and_draws_in_the_themes_colours(
-        scene_trace, chapter):
+        scene_trace, chapter, look, monkeypatch):
+    monkeypatch.setenv("ATTENTION_THEME", look)
     drawn, flashes, morphs, from_nothing = {}, [], [], []
 
     def play(self, *animations, **kwargs):
@@ -523,14 +525,33 @@ def test_a_full_run_narrates_as_many_lines_as_the_progress_total_says_and_draws_
 
 
 def out_of_place(scene) -> set[str]:
-    """What the scene shows nearer the frame's left or right edge than the title stands from the left,
-    or within 0.15 of the title, words a frame or an arrow runs through and words on words, while the
-    camera shows the whole frame (not chapter 5's close-up)."""
-    if scene.camera.frame.height < 7.99:
-        return set()
+    """Texts too small to read at 480p, outside the camera's frame or on other texts, in any frame; and
+    while the camera shows the whole frame (not a close-up), what stands nearer the frame's left or right
+    edge than the title stands from the left, or within 0.15 of the title, and words a frame or an arrow
+    runs through."""
     boxes = drawn_boxes(scene)
-    return (beyond_the_margins(boxes) | crowding_the_title(scene, boxes) | frames_through_words(boxes)
-            | arrows_through_words(boxes) | words_on_words(boxes))
+    found = illegible(scene, boxes) | words_on_words(boxes)
+    if scene.camera.frame.height < 7.99:
+        return found
+    return (found | beyond_the_margins(boxes) | crowding_the_title(scene, boxes) | frames_through_words(boxes)
+            | arrows_through_words(boxes))
+
+
+def illegible(scene, boxes) -> set[str]:
+    """Visible texts whose digits stand less than SMALLEST_PIXELS high at 480p in the camera's frame, or
+    that reach outside it."""
+    frame = scene.camera.frame
+    frame_low, frame_high = corners(frame)
+    found = set()
+    for part, name, low, high in boxes:
+        if not isinstance(part, TEXTS) or part.get_fill_opacity() <= 0.05:
+            continue
+        pixels = pixels_high(part.font_size, frame.height)
+        if pixels < SMALLEST_PIXELS - 0.05:
+            found.add(f"{name} only {pixels:.1f} px high")
+        if not ((low >= frame_low - 1e-3).all() and (high <= frame_high + 1e-3).all()):
+            found.add(f"{name} outside the frame")
+    return found
 
 
 def arrows_through_words(boxes) -> set[str]:
@@ -552,7 +573,7 @@ def words_on_words(boxes) -> set[str]:
             if overlap(a_low, a_high, b_low, b_high, by=0.01)}
 
 
-TEXTS = (Text, MarkupText)  # measured whole, not glyph by glyph
+TEXTS = (Text, MarkupText, SingleStringMathTex)  # measured whole, not glyph by glyph
 
 
 def visible_texts(boxes) -> list[tuple[str, np.ndarray, np.ndarray]]:

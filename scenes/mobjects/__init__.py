@@ -6,7 +6,9 @@ from scenes.mobjects.grids import (HeatGrid, NumberGrid, WeightGrid, brackets, c
 from scenes.mobjects.network import NetworkCopy, add_groups, legend, multiply_pairs, scale_group
 from scenes.mobjects.nodes import (Connections, NodeLayer, TokenRow, bar, chart_axes, drawn_characters, emphasise,
                                    label, number, prediction_rows)
+from scenes.mobjects.vectors import VectorColumn, tag
 
-__all__ = ["Connections", "HeatGrid", "NetworkCopy", "NodeLayer", "NumberGrid", "Plot", "TokenRow", "WeightGrid", "accuracy_curve",
-           "add_groups", "bar", "brackets", "chart_axes", "column_labels", "drawn_characters", "emphasise", "fitted", "label", "legend", "multiply_pairs", "number",
-           "prediction_rows", "row_peaks", "scale_group", "size_to_fit", "written_cells"]
+__all__ = ["Connections", "HeatGrid", "NetworkCopy", "NodeLayer", "NumberGrid", "Plot", "TokenRow", "VectorColumn",
+           "WeightGrid", "accuracy_curve", "add_groups", "bar", "brackets", "chart_axes", "column_labels",
+           "drawn_characters", "emphasise", "fitted", "label", "legend", "multiply_pairs", "number",
+           "prediction_rows", "row_peaks", "scale_group", "size_to_fit", "tag", "written_cells"]

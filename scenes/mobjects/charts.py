@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from manim import RIGHT, Dot, Text, VGroup, VMobject
 
 from scenes.mobjects.nodes import chart_axes, label
-from scenes.theme import role_colour
+from scenes.theme import SMALL, role_colour
 
 
 class Plot:
@@ -39,6 +39,6 @@ def accuracy_curve(plot: Plot, rows: Sequence[dict], model: str, role: str, end:
     """One model's object accuracy against distance: line, dots, and its name with ``end`` (the
     last value's text, made by the caller) beside the last point."""
     curve = plot.line([r["distance"] for r in rows], [r[model] for r in rows], role, dots=True)
-    name = label("Transformer" if model == "transformer" else "RNN", 18, role)
+    name = label("Transformer" if model == "transformer" else "RNN", SMALL, role)
     tag = VGroup(name, end).arrange(RIGHT, buff=0.12).next_to(curve[1][-1], RIGHT, buff=0.15)
     return VGroup(curve[0], curve[1], tag)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from manim import DOWN, LEFT, PI, RIGHT, UP, Line, Square, Text, VGroup, interpolate_color
 
 from scenes.mobjects.nodes import label
-from scenes.theme import role_colour, value_colour
+from scenes.theme import OUTLINE_WIDTH, SMALL, role_colour, value_colour
 
 SMALLEST_SHARED = 0.7  # words side by side shrink together down to this share of their size
 
@@ -26,7 +26,7 @@ class NumberGrid(VGroup):
         self.cells = VGroup()
         for i, row in enumerate(entries):
             for j, entry in enumerate(row):
-                text = entry if entry is not None else label(blank, 14, "muted")
+                text = entry if entry is not None else label(blank, SMALL, "muted")
                 self.cells.add(text.move_to([j * width, -i * height, 0]))
         self.rows, self.cols = len(entries), len(entries[0])
         self.add(self.cells)
@@ -45,7 +45,7 @@ def brackets(content: VGroup, role: str = "text", reach: float = 0.12) -> VGroup
         upright = Line([edge, bottom, 0], [edge, top, 0])
         sides.add(upright, Line(upright.get_top(), upright.get_top() + inward * reach),
                   Line(upright.get_bottom(), upright.get_bottom() + inward * reach))
-    return sides.set_stroke(role_colour(role), 2)
+    return sides.set_stroke(role_colour(role), OUTLINE_WIDTH)
 
 
 class HeatGrid(VGroup):

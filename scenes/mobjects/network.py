@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, Dot, FadeIn, FadeOut, LaggedStart, Mobject, Succession, VGroup
 
 from scenes.mobjects.nodes import Connections, NodeLayer, label
-from scenes.theme import role_colour
+from scenes.theme import SMALL, role_colour
 
 
 class NetworkCopy(VGroup):
@@ -78,7 +78,7 @@ def add_groups(groups: Sequence[NodeLayer], total: NodeLayer, run_time: float = 
                           FadeIn(total, scale=1.3), run_time=run_time)
 
 
-def legend(names: dict[str, str], size: float = 16) -> VGroup:
+def legend(names: dict[str, str], size: float = SMALL) -> VGroup:
     """A dot in each role's colour beside its name ({role: name}), stacked."""
     rows = VGroup(*(VGroup(Dot(radius=0.07, color=role_colour(role)), label(name, size, role)).arrange(RIGHT, buff=0.12)
                     for role, name in names.items()))

@@ -19,13 +19,14 @@ import numpy as np
 from manim import (DOWN, LEFT, PI, RIGHT, UP, AnimationGroup, Circle, Create, FadeIn, Indicate, LaggedStart, Line,
                    MarkupText, Mobject, Rectangle, ShowPassingFlash, Text, VGroup, VMobject)
 
-from scenes.theme import font_for, role_colour, value_colour
+from scenes.theme import (EDGE_OPACITY, EDGE_WIDTH, HEADING, LABEL, OUTLINE_WIDTH, SMALL, font_for, role_colour,
+                          value_colour)
 
 
 NOTATION = {"d_k": "d<sub>k</sub>", "K^T": "K<sup>T</sup>"}  # written plainly in strings, typeset on screen
 
 
-def label(text: str, size: float = 22, role: str = "text") -> Text | MarkupText:
+def label(text: str, size: float = LABEL, role: str = "text") -> Text | MarkupText:
     """Text in the theme's font, checked for missing glyphs, in the colour of a role; the notation
     d_k and K^T is typeset with a subscript k and a superscript T, and a √ covers its root."""
     font, colour = font_for(text), role_colour(role)
@@ -82,7 +83,7 @@ def emphasise(mobject: Mobject, role: str = "emphasis", **kwargs) -> Indicate:
     return Indicate(mobject, color=role_colour(role), **kwargs)
 
 
-def number(value: float, digits: int = 2, size: float = 18, role: str = "text", grouped: bool = False) -> Text:
+def number(value: float, digits: int = 2, size: float = SMALL, role: str = "text", grouped: bool = False) -> Text:
     """A number as text; ``grouped`` separates thousands (1,073,741,824)."""
     return label(f"{value:{',' if grouped else ''}.{digits}f}", size=size, role=role)
 
@@ -95,7 +96,7 @@ class NodeLayer(VGroup):
     """
 
     def __init__(self, values: Sequence[float], role: str, radius: float = 0.16, spacing: float = 0.45,
-                 direction=DOWN, show_values: bool = False, digits: int = 2, value_size: float = 14,
+                 direction=DOWN, show_values: bool = False, digits: int = 2, value_size: float = SMALL,
                  value_side=None, per_line: int | None = None, **kwargs):
         super().__init__(**kwargs)
         self.values = [float(v) for v in values]
@@ -118,7 +119,7 @@ class NodeLayer(VGroup):
             self.add(self.value_labels)
 
     def _node(self, value: float, radius: float) -> Circle:
-        return Circle(radius=radius, stroke_color=role_colour(self.role), stroke_width=2,
+        return Circle(radius=radius, stroke_color=role_colour(self.role), stroke_width=OUTLINE_WIDTH,
                       fill_color=value_colour(value), fill_opacity=1)
 
     def node(self, i: int) -> Circle:
@@ -143,7 +144,7 @@ class Connections(VGroup):
     """Every edge from one layer's nodes to another's; widths may follow real weights."""
 
     def __init__(self, source: NodeLayer, target: NodeLayer, weights: np.ndarray | None = None,
-                 role: str = "muted", max_width: float = 2.5, opacity: float = 0.35, **kwargs):
+                 role: str = "muted", max_width: float = EDGE_WIDTH, opacity: float = EDGE_OPACITY, **kwargs):
         super().__init__(**kwargs)
         self.source, self.target = source, target
         sizes = np.ones((len(source), len(target))) if weights is None else np.abs(np.asarray(weights))
@@ -153,7 +154,7 @@ class Connections(VGroup):
             for j, b in enumerate(target.nodes):
                 strength = sizes[i, j] / scale
                 edge = Line(a.get_center(), b.get_center(), buff=a.width / 2,
-                            stroke_width=max(0.3, max_width * strength), stroke_color=role_colour(role),
+                            stroke_width=max(1.0, max_width * strength), stroke_color=role_colour(role),
                             stroke_opacity=opacity * (0.3 + 0.7 * strength))
                 self.edges[i, j] = edge
                 self.add(edge)
@@ -177,7 +178,7 @@ class Connections(VGroup):
 class TokenRow(VGroup):
     """The words of a sentence in a row, Chinese or English."""
 
-    def __init__(self, tokens: Sequence[str], size: float = 28, spacing: float = 0.5, **kwargs):
+    def __init__(self, tokens: Sequence[str], size: float = HEADING, spacing: float = 0.5, **kwargs):
         super().__init__(**kwargs)
         self.tokens = list(tokens)
         self.words = VGroup(*(label(t, size) for t in self.tokens)).arrange(RIGHT, buff=spacing)
@@ -203,8 +204,8 @@ def prediction_rows(top: Sequence[tuple[str, float]], numbers: Sequence[Text], t
                     bar_length: float = 2.0, spacing: float = 0.7, words_right_of: float = -np.inf) -> VGroup:
     """The top predictions, a row each: the word, a bar as long as its probability (bars start at
     ``top_left``), then the probability's text (``numbers``, made by the caller, which records it).
-    The words share one size, at most 22, at which the widest stays right of x = ``words_right_of``."""
-    words = [label(word, 22) for word, _ in top]
+    The words share one size, at most LABEL, at which the widest stays right of x = ``words_right_of``."""
+    words = [label(word, LABEL) for word, _ in top]
     room = top_left[0] - WORD_BUFF - words_right_of
     widest = max(word.width for word in words)
     rows = VGroup()
@@ -229,8 +230,8 @@ def chart_axes(box: dict, x_ticks, y_ticks, x_title: str, y_title: str, y_title_
     corner = [box["left"], box["bottom"], 0]
     lines = VGroup(Line(corner, [box["right"], box["bottom"], 0]), Line(corner, [box["left"], box["top"], 0]))
     lines.set_stroke(role_colour("muted"), 2)
-    ticks = VGroup(*(label(text, 14, "muted").next_to(point, DOWN, buff=0.1) for text, point in x_ticks),
-                   *(label(text, 14, "muted").next_to(point, LEFT, buff=Y_TICK_BUFF) for text, point in y_ticks))
-    titles = VGroup(label(x_title, 16, "muted").next_to(lines[0], DOWN, buff=0.45),
-                    label(y_title, 16, "muted").next_to(lines[1], UP, buff=y_title_buff))
+    ticks = VGroup(*(label(text, SMALL, "muted").next_to(point, DOWN, buff=0.1) for text, point in x_ticks),
+                   *(label(text, SMALL, "muted").next_to(point, LEFT, buff=Y_TICK_BUFF) for text, point in y_ticks))
+    titles = VGroup(label(x_title, SMALL, "muted").next_to(lines[0], DOWN, buff=0.45),
+                    label(y_title, SMALL, "muted").next_to(lines[1], UP, buff=y_title_buff))
     return VGroup(lines, ticks, titles)
