@@ -27,10 +27,15 @@ def template() -> TexTemplate:
                                 r"\setlength\PreviewBorder{0pt}")
 
 
-def formula(*tex: str, size: float = HEADING, role: str = "text") -> MathTex:
-    """``tex`` typeset (several strings give separately addressable parts, as MathTex's own)."""
+def check_tex() -> None:
+    """Raise TexMissing, naming the packages, unless latex and dvisvgm are installed."""
     missing = [tool for tool in ("latex", "dvisvgm") if shutil.which(tool) is None]
     if missing:
         raise TexMissing(f"formulas need {' and '.join(missing)}: install them with "
                          f"'apt-get install {TEX_PACKAGES}' (or ./render.sh, which does)")
+
+
+def formula(*tex: str, size: float = HEADING, role: str = "text") -> MathTex:
+    """``tex`` typeset (several strings give separately addressable parts, as MathTex's own)."""
+    check_tex()
     return MathTex(*tex, tex_template=template(), font_size=size, color=role_colour(role))

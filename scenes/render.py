@@ -38,6 +38,7 @@ from scenes.outputs import (burn_subtitles, contact_sheet, file_digest, frames, 
 from scenes.source import PROJECT
 from scenes.strings import text
 from scenes.theme import THEMES, FontError, font_for, missing_glyphs, theme
+from scenes.math import TexMissing, check_tex
 
 QUALITIES = {"l": "480p15", "m": "720p30", "h": "1080p60", "k": "2160p60"}  # Manim's -q letters
 X264_PRESETS = ("ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow")
@@ -216,6 +217,10 @@ def check_system(lang: str) -> None:
     try:
         font_for(text(lang, "ch01.title") + text("zh", "ch01.title"))
     except FontError as error:
+        raise SystemMissing(str(error)) from None
+    try:
+        check_tex()
+    except TexMissing as error:
         raise SystemMissing(str(error)) from None
 
 

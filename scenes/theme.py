@@ -34,12 +34,12 @@ class Theme:
 
 
 # Roles (input, Query, Key, value, output) are told apart by hue on outlines, labels and brackets;
-# a number is told by the diverging value scale (teal above zero, rose below), whose hues no role
+# a number is told by the diverging value scale (green above zero, rose below), whose hues no role
 # uses: docs/visual-language.md shows both side by side.
 DARK = Theme(
     background="#0f1117", text="#ECEFF4", muted="#9AA3B5",
     input="#C3CAD8", query="#F2A65A", key="#5FA8F0", value="#B794F4", output="#8FD46A",
-    highlight="#FFD166", emphasis="#FFE9A8", negative="#F0607F", neutral="#2A2F3A", positive="#2EC4B6",
+    highlight="#FFD166", emphasis="#FFE9A8", negative="#F0607F", neutral="#2A2F3A", positive="#3DCC91",
     font="Noto Sans CJK SC",
 )
 
@@ -47,7 +47,7 @@ DARK = Theme(
 LIGHT = Theme(
     background="#FBFAF7", text="#1F2430", muted="#5F6675",
     input="#4B5563", query="#C8610A", key="#1C6FB8", value="#7C3AED", output="#3F8A1F",
-    highlight="#9A7400", emphasis="#B7791F", negative="#D6336C", neutral="#E6E4DE", positive="#0F9488",
+    highlight="#9A7400", emphasis="#B7791F", negative="#D6336C", neutral="#E6E4DE", positive="#0E9F6E",
     font="Noto Sans CJK SC",
 )
 

@@ -420,6 +420,14 @@ def test_missing_ffmpeg_is_named_before_rendering(monkeypatch):
         render.check_system("zh")
 
 
+def test_missing_tex_is_named_before_rendering(monkeypatch):
+    import scenes.math as math
+
+    monkeypatch.setattr(math.shutil, "which", lambda tool: None if tool == "dvisvgm" else f"/usr/bin/{tool}")
+    with pytest.raises(render.SystemMissing, match="dvisvgm: install them with 'apt-get install texlive-latex-base"):
+        render.check_system("zh")
+
+
 def test_missing_pango_is_named_before_rendering(monkeypatch):
     real = render.importlib.import_module
 

@@ -18,12 +18,12 @@ from scenes.mobjects.grids import brackets
 from scenes.mobjects.nodes import label, number
 from scenes.theme import LABEL, SMALL, value_text_colour
 
-ELLIPSIS = "⋮"
+ELLIPSIS = "︙"  # the vertical ellipsis the CJK font has (it lacks ⋮)
 
 
 class VectorColumn(VGroup):
     """``values`` as a column of numbers between brackets in ``role``'s colour. With ``max_rows``, a
-    longer vector shows its first rows, "⋮", and its last row; ``shown(i)`` says which entries stand.
+    longer vector shows its first rows, "︙", and its last row; ``indices`` says which entries stand.
 
     ``entries`` (optional, made by the caller, which records the numbers it puts on screen) replace
     the numbers this class would write, one per shown entry, top to bottom.
@@ -62,7 +62,7 @@ class VectorColumn(VGroup):
 
 def shown_rows(count: int, max_rows: int | None) -> list[int | None]:
     """Which entries a column of ``count`` shows in ``max_rows`` rows: all, or the first ones, ``None``
-    for "⋮", and the last one."""
+    for "︙", and the last one."""
     if max_rows is None or count <= max_rows:
         return list(range(count))
     return [*range(max_rows - 2), None, count - 1]
