@@ -100,3 +100,17 @@ def test_frame_use_counts_the_cells_that_differ_from_the_background():
     frame[:] = 15 + 10  # codec noise over the whole frame is no drawing
     frame[0, 0] = 15
     assert measure.used_share(frame) == 0
+
+
+def test_the_visual_language_page_draws_in_both_themes(monkeypatch):
+    from manim import tempconfig
+
+    from scenes.visual_language import VisualLanguage
+
+    for look in sorted(THEMES):
+        monkeypatch.setenv("ATTENTION_THEME", look)
+        with tempconfig({"dry_run": True, "disable_caching": True, "quality": "low_quality"}):
+            scene = VisualLanguage()
+            scene.render()
+        colours = {str(part.get_stroke_color()) for m in scene.mobjects for part in m.get_family()}
+        assert {str(role_colour(role)) for role in ROLES} <= colours
