@@ -72,6 +72,7 @@ def rnn_section(models: Models, ids: list[int], followed: int) -> dict:
     with torch.enable_grad():
         influence = models.rnn.influence(idx)
     return {
+        "inputs": rounded(inside["inputs"][0]),
         "hidden": rounded(inside["hidden"][0]),
         "influence": rounded(influence),
         "followed_index": followed,

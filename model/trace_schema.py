@@ -68,6 +68,7 @@ def validate(trace: dict) -> None:
     check_weights(attention["weights"], T, "attention.weights")
     check(len(attention["predictions"]) == T, "attention.predictions needs one entry per word")
     rnn = trace["rnn"]
+    check_matrix(rnn.get("inputs"), T, rnn["config"]["d_model"], "rnn.inputs")
     check_matrix(rnn["hidden"], T, rnn["config"]["d_hidden"], "rnn.hidden")
     check_weights(rnn["influence"], T, "rnn.influence")
     followed = rnn.get("followed_index")

@@ -91,7 +91,7 @@ class ExplainerScene(MovingCameraScene):
         frame = self.camera.frame
         zoom = frame.height / config.frame_height
         line = self.one_line(self.say(f"{self.chapter_key}.recap"), LABEL, "emphasis").scale(zoom)
-        strip = Rectangle(width=frame.width, height=RECAP_BAND * zoom, stroke_width=0, stroke_color=role_colour("background"),
+        strip = Rectangle(width=(RIGHT_MARGIN - LEFT_MARGIN) * zoom, height=RECAP_BAND * zoom, stroke_width=0, stroke_color=role_colour("background"),
                           fill_color=role_colour("background"), fill_opacity=0.9)
         strip.move_to(frame.get_bottom(), aligned_edge=DOWN)
         line.move_to(strip)

@@ -1,20 +1,32 @@
-"""Chapter 5 — multi-copy inference (seed 2.3–2.4): one network copy per word; the current word's
-Query against every copy's Key; weighted values added; the prediction; a close-up on the largest
-weight (and on the subject's, where the largest goes to another word)."""
+"""Chapter 5 — multi-copy inference (seed 2.3–2.4): one network copy per word, side by side across the
+frame, each row named at its left; the current word's Query linked to every copy's Key, a score where
+they meet; softmax turns the scores into bars; the weighted values fly up and stack into the sum; the
+prediction. It ends on the current word's Query linked to the largest-weight Key (and the subject's
+copy, where the largest goes to another word), with the weight, the sum and the prediction in view."""
 
 from __future__ import annotations
 
-from manim import RIGHT, UL, UP, UR, Arrow, FadeIn, FadeOut, FadeTransform, Line, Mobject, VGroup, Write
+from manim import (DOWN, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, FadeTransform, GrowArrow, GrowFromEdge,
+                   LaggedStart, Line, Mobject, ReplacementTransform, VGroup)
 
-from scenes.base import ExplainerScene
+from scenes.base import LEFT_MARGIN, RIGHT_MARGIN, ExplainerScene
 from scenes.layout import drawn_slots
-from scenes.mobjects import (NetworkCopy, NodeLayer, add_groups, bar, emphasise, fitted, label, legend, row_peaks,
-                             scale_group, size_to_fit)
-from scenes.theme import role_colour
+from scenes.mobjects import (NetworkCopy, NodeLayer, bar, emphasise, fitted, label, row_peaks, scale_group,
+                             size_to_fit, tag, weighed)
+from scenes.theme import LABEL, SMALL, role_colour
 
-COPIES_WIDTH = 12.6  # horizontal room for all copies
-ROOM = 8  # slots side by side: a copy each, or one for a run of middle words of a long sentence
-BAR_HEIGHT = 1.1
+# Where each row of every copy stands, bottom to top: the word, its input, then the three groups the
+# input feeds; the score (then the weight and its bar) stands between the Key it comes from and the
+# values it weighs; the sum of the weighted values and the prediction stand on top.
+ROWS = {"word": -2.75, "input": -2.05, "query": -1.2, "key": -0.45, "value": 1.55}
+WEIGHT_Y = 0.15
+BAR_HEIGHT = 0.8
+SUM_Y = 2.55
+ROOM = 8  # slots side by side at most: a copy each, or one for a run of middle words of a long sentence
+WIDEST_COPY = 3.8
+TAG_BUFF = 0.3  # between the row names and the first copy
+WORD_ROOM = 0.92  # of a slot's width, for its word
+ARROW_LENGTH = 1.5  # from the sum to the prediction, at least: the name of the layers between stands over it
 
 
 class MultiCopyInference(ExplainerScene):
@@ -48,130 +60,214 @@ class MultiCopyInference(ExplainerScene):
         followed = self.trace["rnn"]["followed_index"]
         return None if followed in (self.key, self.query) else followed
 
+    @property
+    def row(self) -> list[float]:
+        return self.trace["attention"]["weights"][self.query]
+
     def show_copies(self):
-        """A copy per word up to the current one; a long sentence's middle words share one "⋯" slot
-        (the first words, the largest weight's word, the subject and the last words keep their copies)."""
+        """A copy per word up to the current one, as many side by side as their words allow; a long
+        sentence's middle words share one "⋯" slot (the first words, the largest weight's word, the
+        subject and the last words keep their copies). Each row is named at its left."""
         self.title = self.show_title()
-        attention, tokens = self.trace["attention"], self.trace["tokens"]
-        kept = [j for j in (self.key, self.subject, self.query) if j is not None]
-        slots = drawn_slots(self.query + 1, kept, ROOM)
-        width = min(2.6, COPIES_WIDTH / len(slots))
-        spacing = min(0.27, 0.85 * width / len(attention["inputs"][0]))  # the widest row fills 85 %
-        places = {slot if isinstance(slot, int) else slot.start: (place - (len(slots) - 1) / 2) * width
+        self.tags = self.row_tags()
+        left = self.tags.get_right()[0] + TAG_BUFF
+        slots, width = self.slots(RIGHT_MARGIN - left)
+        start = (left + RIGHT_MARGIN - len(slots) * width) / 2  # fewer, wider copies stand in the middle
+        places = {slot if isinstance(slot, int) else slot.start: start + (place + 0.5) * width
                   for place, slot in enumerate(slots)}
         self.positions = [slot for slot in slots if isinstance(slot, int)]
         self.gap_words = [slot for slot in slots if isinstance(slot, range)]
-        word_size = size_to_fit([tokens[j] for j in self.positions], 26, 0.9 * width)
-        self.copies = VGroup(*(
-            NetworkCopy(tokens[j], attention["inputs"][j], attention["queries"][j], attention["keys"][j],
-                        attention["values"][j], radius=0.37 * spacing, spacing=spacing, word_size=word_size)
-            .move_to([places[j], -1.95, 0]) for j in self.positions))
-        for copy in self.copies:  # input rows on one line, whatever the words' descenders; long words fit
-            copy.set_y(copy.get_y() + self.copies[0].input_nodes.get_y() - copy.input_nodes.get_y())
-            fitted(copy.word, 0.9 * width)
-        self.gaps = VGroup(*(self.gap(words, width, self.copies[0]).set_x(places[words.start])
-                             for words in self.gap_words))
-        self.copy_of = dict(zip(self.positions, self.copies))
-        for j, copy in self.copy_of.items():
+        self.copies = self.built_copies(self.positions, [places[j] for j in self.positions], width)
+        self.gaps = VGroup(*(self.gap(words, width).set_x(places[words.start]) for words in self.gap_words))
+        with self.narration("ch05.copies"):
+            self.play(*(copy.create() for copy in self.copies), *(FadeIn(gap) for gap in self.gaps),
+                      LaggedStart(*(FadeIn(name, shift=0.2 * RIGHT) for name in self.tags), lag_ratio=0.15),
+                      run_time=2.5)
+
+    def row_tags(self) -> VGroup:
+        """Each row's name at the frame's left, level with its row, right-aligned towards the copies."""
+        names = VGroup(*(label(self.say(key), LABEL, role).set_y(ROWS[role])
+                         for key, role in (("input", "input"), ("query", "query"), ("key", "key"),
+                                           ("ch05.value_row", "value"))))
+        right = LEFT_MARGIN + max(name.width for name in names)
+        for name in names:
+            name.align_to([right, 0, 0], RIGHT)
+        return names
+
+    def weight_row_tag(self, key: str) -> Mobject:
+        """The name of the row between the Keys and the values: the scores', then the weights'."""
+        return label(self.say(key), LABEL, "highlight").align_to(self.tags, RIGHT).set_y(WEIGHT_Y)
+
+    def slots(self, room: float) -> tuple[list[int | range], float]:
+        """The slots drawn and their width: as many (up to ROOM) as leave each drawn word room at the
+        least size; a word too wide even in the fewest slots is shrunk to fit its own."""
+        kept = [j for j in (self.key, self.subject, self.query) if j is not None]
+        widths: dict[int, float] = {}  # each word's width at the least size, measured once
+        for count in range(ROOM, 2, -1):
+            slots = drawn_slots(self.query + 1, kept, count)
+            width = min(WIDEST_COPY, room / len(slots))
+            for j in slots:
+                if isinstance(j, int) and j not in widths:
+                    widths[j] = label(self.trace["tokens"][j], SMALL).width
+            if max(widths[j] for j in slots if isinstance(j, int)) <= WORD_ROOM * width:
+                break
+        return slots, width
+
+    def built_copies(self, positions: list[int], places: list[float], width: float) -> list[NetworkCopy]:
+        """The copies of the words at ``positions``, centred on ``places``, each ``width`` wide; the
+        other words' Query rows are faint: only the current word's asks."""
+        attention, tokens = self.trace["attention"], self.trace["tokens"]
+        spacing = min(0.42, 0.85 * width / len(attention["inputs"][0]))  # the widest row fills 85 %
+        fit = size_to_fit([tokens[j] for j in positions], LABEL, WORD_ROOM * width)
+        size = max(SMALL, fit)
+        copies = []
+        for j, x in zip(positions, places):
+            copy = NetworkCopy(tokens[j], attention["inputs"][j], attention["queries"][j], attention["keys"][j],
+                               attention["values"][j], radius=0.37 * spacing, spacing=spacing, word_size=size,
+                               heights=ROWS, edge_width=1.2, edge_opacity=0.3).set_x(x)
+            if fit < SMALL:  # a word too wide at the least size (a user's corpus) shrinks on its own
+                fitted(copy.word, WORD_ROOM * width)
             if j != self.query:
                 copy.query_nodes.set_opacity(0.15)
                 copy.edges_to("query").set_opacity(0.05)
-        self.legend = legend({role: self.say(role) for role in ("value", "key", "query", "input")})
-        with self.narration("ch05.copies"):
-            self.play(*(copy.create() for copy in self.copies), *(FadeIn(gap) for gap in self.gaps),
-                      FadeIn(self.legend.to_corner(UR, buff=0.3)), run_time=2.5)
+            copies.append(copy)
+        return copies
 
-    def gap(self, words: range, width: float, beside: NetworkCopy) -> VGroup:
+    def gap(self, words: range, width: float) -> VGroup:
         """The slot of a run of middle words: "⋯" where their copies would stand, and how many words."""
-        dots = label("⋯", 40, "muted").set_y(beside.key_nodes.get_y())
-        count = fitted(label(self.say("more_words", n=len(words)), 20, "muted"), 0.95 * width)
-        return VGroup(dots, count.set_y(beside.word.get_y()))
+        dots = label("⋯", 40, "muted").set_y(ROWS["key"])
+        count = fitted(label(self.say("more_words", n=len(words)), SMALL, "muted"), 0.95 * width)
+        return VGroup(dots, count.set_y(ROWS["word"]))
 
     def compute_keys(self):
         with self.narration("ch05.keys"):
             self.play(*(copy.forward() for copy in self.copies), run_time=1.6)
 
+    def link(self, asking: NetworkCopy, asked: NetworkCopy, width: float = 3) -> Line:
+        """The current word's Query row joined to a copy's Key row."""
+        return Line(asking.query_nodes.get_top(), asked.key_nodes.get_bottom(), stroke_width=width,
+                    color=role_colour("query"))
+
     def query_meets_keys(self):
-        q = self.query
-        source = self.copy_of[q].query_nodes
-        links = VGroup(*(Line(source.get_top(), copy.key_nodes.get_bottom(), stroke_width=2,
-                              color=role_colour("query")) for copy in self.copies))
+        """Lines from the current word's Query to every copy's Key; each score rises from where its
+        line meets the Key, into the row between the Key and the values it will weigh."""
+        q, asking = self.query, self.copy_of(self.query)
+        links = VGroup(*(self.link(asking, copy) for copy in self.copies))
         self.scores = VGroup(*(
-            self.shown(f"score {j}", self.trace["attention"]["scores"][q][j], size=18, role="highlight")
-            .next_to(copy.value_nodes, UP, buff=0.35) for j, copy in self.copy_of.items()))
+            backed(self.shown(f"score {j}", self.trace["attention"]["scores"][q][j], size=SMALL, role="highlight"))
+            .move_to([copy.get_x(), WEIGHT_Y, 0]) for j, copy in zip(self.positions, self.copies)))
+        self.weight_tag = self.weight_row_tag("score")
         with self.narration("ch05.query", query=self.trace["tokens"][q]):
-            self.play(emphasise(source.nodes, role="query"))
-            self.play(Write(links), run_time=1.5)
+            self.play(emphasise(asking.query_nodes.nodes, role="query"))
+            self.play(Create(links), run_time=1.5)
             self.play(*(emphasise(copy.key_nodes.nodes, role="key") for copy in self.copies),
-                      FadeIn(self.scores, shift=0.2 * UP))
-        self.play(links.animate.set_opacity(0.0))
-        self.remove(links)
+                      *(FadeIn(score, target_position=copy.key_nodes.get_bottom(), scale=0.3)
+                        for score, copy in zip(self.scores, self.copies)),
+                      FadeIn(self.weight_tag, shift=0.2 * RIGHT))
+        self.play(FadeOut(links))
 
     def softmax_weights(self):
-        row = self.trace["attention"]["weights"][self.query]
-        self.weights = VGroup(*(self.shown(f"weight {j}", row[j], digits=3, size=20, role="highlight")
+        """Each score becomes its weight, and the weight grows into a bar towards the values."""
+        row = self.row
+        self.weights = VGroup(*(backed(self.shown(f"weight {j}", row[j], digits=3, size=SMALL, role="highlight"))
                                 .move_to(score) for j, score in zip(self.positions, self.scores)))
-        self.bars = VGroup(*(bar(row[j], BAR_HEIGHT, width=0.35).next_to(weight, UP, buff=0.1)
-                             for j, weight in zip(self.positions, self.weights)))
+        self.bars = VGroup(*(self.weight_bar(row[j], weight) for j, weight in zip(self.positions, self.weights)))
         sums = [sum(row[j] for j in words) for words in self.gap_words]  # a run of middle words: together
-        self.shared = VGroup(*(self.shown(f"weight {words.start}-{words.stop - 1}", total, digits=3, size=20,
-                                          role="highlight").move_to([gap.get_x(), self.weights[0].get_y(), 0])
+        self.shared = VGroup(*(backed(self.shown(f"weight {words.start}-{words.stop - 1}", total, digits=3,
+                                                 size=SMALL, role="highlight")).move_to([gap.get_x(), WEIGHT_Y, 0])
                                for words, total, gap in zip(self.gap_words, sums, self.gaps)))
-        self.shared_bars = VGroup(*(bar(total, BAR_HEIGHT, width=0.35).next_to(text, UP, buff=0.1)
-                                    for total, text in zip(sums, self.shared)))
+        self.shared_bars = VGroup(*(self.weight_bar(total, text) for total, text in zip(sums, self.shared)))
+        weight_tag = self.weight_row_tag("weight")
         with self.narration("ch05.softmax"):
             self.play(*(FadeTransform(s, w) for s, w in zip(self.scores, self.weights)),
-                      *(FadeIn(t) for t in self.shared), run_time=1.5)
-            self.play(*(FadeIn(b, shift=0.3 * UP) for b in [*self.bars, *self.shared_bars]))
+                      FadeTransform(self.weight_tag, weight_tag), *(FadeIn(t) for t in self.shared), run_time=1.5)
+            self.play(*(GrowFromEdge(b, DOWN) for b in [*self.bars, *self.shared_bars]))
+        self.weight_tag = weight_tag
+
+    @staticmethod
+    def weight_bar(weight: float, under: Mobject) -> Mobject:
+        return bar(weight, BAR_HEIGHT, width=0.4).next_to(under, UP, buff=0.12)
 
     def scale_values(self):
-        row = self.trace["attention"]["weights"][self.query]
         with self.narration("ch05.scale"):
-            self.play(*(scale_group(copy.value_nodes, row[j]) for j, copy in self.copy_of.items()))
+            self.play(*(scale_group(copy.value_nodes, self.row[j]) for j, copy in zip(self.positions, self.copies)))
 
     def add_values(self):
+        """Each copy's weighted value nodes fly up onto the sum's nodes, one place each, and become
+        the sum. The sum stands on top, named at its left, with room at its right for the prediction."""
         mixed = self.trace["attention"]["mixed"][self.query]
-        self.total = NodeLayer(mixed, "value", radius=0.16, spacing=0.45, direction=RIGHT,
-                               show_values=True, value_size=13).move_to([0, 1.9, 0])
-        self.total_title = self.word("sum", 18, "value").next_to(self.total, RIGHT, buff=0.3)
+        self.total = NodeLayer(mixed, "value", radius=0.18, spacing=0.5, direction=RIGHT)
+        self.total_tag = tag(self.total, self.say("sum"), "value", size=LABEL)
+        word, p = self.trace["attention"]["predictions"][self.query][0]
+        self.guess = VGroup(label(word, LABEL, "output"), self.shown("p prediction", p, 4, SMALL, "output"))
+        self.layers = label(self.say("following"), SMALL, "muted")  # named along the arrow to the prediction
+        arrow_length = max(ARROW_LENGTH, self.layers.width + 0.3)
+        self.guess.arrange(RIGHT, buff=0.25).next_to(self.total, RIGHT, buff=arrow_length)
+        self.result = VGroup(self.total_tag, self.total, self.guess)
+        middle = (self.tags.get_right()[0] + RIGHT_MARGIN) / 2  # over the copies, inside the margins
+        self.result.move_to([middle, SUM_Y, 0])
+        self.result.shift(min(0.0, RIGHT_MARGIN - self.result.get_right()[0]) * RIGHT)
+        movers = [copy.value_nodes.node(i).copy() for copy in self.copies for i in range(len(mixed))]
+        places = [self.total.node(i).get_center() for _ in self.copies for i in range(len(mixed))]
         with self.narration("ch05.add"):
-            self.play(add_groups([copy.value_nodes for copy in self.copies], self.total), FadeIn(self.total_title))
+            self.play(LaggedStart(*(mover.animate.move_to(place) for mover, place in zip(movers, places)),
+                                  lag_ratio=0.01), run_time=1.5)
+            self.play(*(FadeOut(mover) for mover in movers), FadeIn(self.total), FadeIn(self.total_tag))
 
     def predict(self):
+        """The following layers turn the sum into the next word: an arrow out of the sum to it."""
         word, p = self.trace["attention"]["predictions"][self.query][0]
-        guess = VGroup(label(word, 30, "output"), self.shown("p prediction", p, 4, 20, "output"))
-        self.keep_below_title(guess.arrange(RIGHT, buff=0.25).move_to([0, 3.1, 0]))
-        arrow = Arrow(self.total.get_top(), guess.get_bottom(), buff=0.08, color=role_colour("output"))
+        self.arrow = Arrow(self.total.get_right(), self.guess.get_left(), buff=0.1, color=role_colour("output"))
+        self.layers.next_to(self.arrow, DOWN, buff=0.1)  # under it: a wide title may reach over it
+        self.result.add(self.arrow, self.layers)
         with self.narration("ch05.predict", word=word, p=f"{p:.4f}"):
-            self.play(FadeIn(arrow), FadeIn(guess, shift=0.2 * UP))
-        self.result = VGroup(self.total, self.total_title, arrow, guess)
+            self.play(GrowArrow(self.arrow), FadeIn(self.layers))
+            self.play(FadeIn(self.guess, shift=0.3 * RIGHT))
 
     def focus_on_key(self):
-        """The camera closes in on the largest weight's word (and on the subject, where that is another),
-        with the words it keeps in view in the middle of the picture."""
-        row, key, subject = self.trace["attention"]["weights"][self.query], self.key, self.subject
-        focused = [j for j in (key, subject) if j is not None]
-        places = [self.positions.index(j) for j in focused]
-        target = VGroup(*(VGroup(self.copies[p], self.bars[p], self.weights[p]) for p in places))
-        view = self.camera.frame.copy().set(height=target.height * 1.5).move_to(target)
-        if view.width < target.width * 1.2:
-            view.set(width=target.width * 1.2)
-        self.centre_what_it_keeps(view)
-        line, names = self.focus_line(row)
+        """The copies of the largest weight's word, the current word (and the subject, where that is
+        another word) gather in the middle, wider; the others leave. The current word's Query is linked
+        to the largest weight's Key, under the sum and the prediction, every row still named."""
+        kept = sorted({j for j in (self.key, self.subject, self.query) if j is not None})
+        leaving = [m for j, parts in zip(self.positions, self.word_columns()) if j not in kept for m in parts]
+        leaving += [m for parts in zip(self.gaps, self.shared, self.shared_bars) for m in parts]
+        tags = [*self.tags, self.weight_tag]
+        tag_width = VGroup(*tags).width
+        room = RIGHT_MARGIN - LEFT_MARGIN - tag_width - TAG_BUFF
+        width = min(WIDEST_COPY, room / len(kept))
+        left = -(tag_width + TAG_BUFF + len(kept) * width) / 2  # names and copies together in the middle
+        places = [left + tag_width + TAG_BUFF + (i + 0.5) * width for i in range(len(kept))]
+        gathered = self.built_copies(kept, places, width)
+        for j, copy in zip(kept, gathered):
+            weighed(copy.value_nodes, self.row[j])
+        to_names, to_result = left + tag_width - self.tags.get_right()[0], -self.result.get_x()
+        moves = [*(name.animate.shift(to_names * RIGHT) for name in tags),
+                 *(part.animate.shift(to_result * RIGHT) for part in self.result)]
+        self.gathered = dict(zip(kept, gathered))
+        for j, copy, x in zip(kept, gathered, places):
+            p = self.positions.index(j)
+            moving = self.copies[p].copy()  # the row as drawn stays on record (self.copies)
+            self.remove(*self.copies[p].get_family())  # its parts came on stage one by one
+            self.add(moving)
+            moves += [ReplacementTransform(moving, copy), self.weights[p].animate.set_x(x),
+                      self.bars[p].animate.set_x(x)]
+        line, names = self.focus_line(self.row)
         with self.narration(line, **names):
-            self.play(*(FadeOut(m) for m in [self.result, *self.cut_by(view)]), run_time=0.8)
-            self.pin_title_to_the_camera()
-            self.play(self.camera.frame.animate.become(view), run_time=2)
-            self.play(*(emphasise(self.weights[p], scale_factor=1.3) for p in places),
-                      *(emphasise(self.copies[p].word) for p in places))
+            if leaving:  # a one-word sentence has no other copy
+                self.play(*(FadeOut(m) for m in leaving), run_time=0.8)
+            self.play(*moves, run_time=2)
+            self.link_to_key = self.link(self.gathered[self.query], self.gathered[self.key], width=6)
+            self.play(Create(self.link_to_key), run_time=1)
+            key = self.positions.index(self.key)
+            self.play(emphasise(self.weights[key], scale_factor=1.3), emphasise(self.gathered[self.key].word),
+                      emphasise(self.bars[key]))
 
-    def pin_title_to_the_camera(self):
-        """Keeps the title where it stands on the screen, at its size, while the camera closes in: the
-        close-up is the chapter's key frame and should say which chapter it is."""
-        frame, title = self.camera.frame, self.title
-        width, title_width, corner_gap = frame.width, title.width, title.get_corner(UL) - frame.get_corner(UL)
-        title.add_updater(lambda t: t.set(width=title_width * frame.width / width).move_to(
-            frame.get_corner(UL) + corner_gap * frame.width / width, aligned_edge=UL))
+    def copy_of(self, j: int) -> NetworkCopy:
+        return self.copies[self.positions.index(j)]
+
+    def word_columns(self) -> list[tuple[Mobject, ...]]:
+        """Each drawn word's column: its copy, its weight and its bar."""
+        return list(zip(self.copies, self.weights, self.bars))
 
     def focus_line(self, row: list[float]) -> tuple[str, dict]:
         """The last step's line and what it names."""
@@ -185,26 +281,8 @@ class MultiCopyInference(ExplainerScene):
                 "ch05.focus_earlier" if query - key > 1 else "ch05.focus_other")
         return line, names
 
-    def centre_what_it_keeps(self, view: Mobject):
-        """Moves the view sideways until the word slots wholly inside it stand in its middle. Each move
-        keeps every slot that was inside and may take in another, so it ends."""
-        while True:
-            kept = VGroup(*(m for m in self.word_slots() if within(m, view)))
-            if abs(kept.get_x() - view.get_x()) < 1e-3:
-                return
-            view.set_x(kept.get_x())
 
-    def word_slots(self) -> list[Mobject]:
-        """Each word's column (copy, bar, weight) and each "⋯" slot."""
-        columns = [VGroup(*parts) for parts in zip(self.copies, self.bars, self.weights)]
-        return columns + [VGroup(*parts) for parts in zip(self.gaps, self.shared, self.shared_bars)]
-
-    def cut_by(self, view: Mobject) -> list[Mobject]:
-        """What a close-up on ``view`` would cut or leave out: word slots and the legend."""
-        return [m for m in [*self.word_slots(), self.legend] if not within(m, view)]
-
-
-def within(mobject: Mobject, view: Mobject) -> bool:
-    """Whether the mobject lies wholly inside the view."""
-    return (view.get_left()[0] <= mobject.get_left()[0] and mobject.get_right()[0] <= view.get_right()[0]
-            and view.get_bottom()[1] <= mobject.get_bottom()[1] and mobject.get_top()[1] <= view.get_top()[1])
+def backed(number: Mobject) -> Mobject:
+    """A number outlined in the background's colour behind its glyphs, so that the edges running
+    behind it (input to values) do not cross its digits."""
+    return number.set_stroke(role_colour("background"), width=6, background=True)

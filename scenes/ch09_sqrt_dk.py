@@ -6,17 +6,26 @@ from __future__ import annotations
 
 import math
 
-from manim import (DOWN, RIGHT, UP, Create, DashedLine, Dot, FadeIn, FadeTransform, Line, ReplacementTransform,
-                   Transform, VGroup)
+from manim import (DOWN, LEFT, RIGHT, UP, Create, DashedLine, Dot, FadeIn, FadeTransform, GrowFromEdge, Line,
+                   Rectangle, ReplacementTransform, Transform, VGroup)
 
 from scenes.base import ExplainerScene
-from scenes.mobjects import Plot, bar, chart_axes, emphasise, label
-from scenes.theme import role_colour
+from scenes.math import formula
+from scenes.mobjects import Plot, bar, emphasise, label
+from scenes.theme import HEADING, LABEL, SMALL, role_colour
 
-CHART = {"left": -4.5, "right": 3.5, "bottom": -2.5, "top": 2.2}
-PANELS = {"unscaled": -3.4, "scaled": 3.4}  # centres of the two softmax panels
-BARS = {"base": -2.2, "height": 3.6, "width": 0.42, "step": 0.6}
-COLUMNS = (-4.6, -2.3, 0.0, 2.3, 4.6)  # the table's columns: d_k, two largest weights, two gradients
+CHART = {"left": -5.0, "right": 4.2, "bottom": -2.4, "top": 2.4}
+PANELS = {"unscaled": -3.45, "scaled": 3.45}  # centres of the two softmax panels
+BARS = {"base": -1.85, "height": 3.9, "width": 0.52, "step": 0.7}
+COLUMNS = (-5.5, -3.2, -0.7, 1.9, 4.6)  # the table's columns: d_k, two largest weights, two gradients
+ROW_PITCH = 0.75  # between the table's rows
+TABLE_BAR = 1.9  # the longest bar behind a table's number
+
+# What is divided and what is not, typeset: the two softmaxes and the two columns of the table.
+SOFTMAX = {"unscaled": r"\mathrm{softmax}(q\cdot k)",
+           "scaled": r"\mathrm{softmax}\left(\frac{q\cdot k}{\sqrt{d_k}}\right)"}
+SCORE = {"unscaled": r"q\cdot k", "scaled": r"\dfrac{q\cdot k}{\sqrt{d_k}}"}
+ROLE = {"unscaled": "highlight", "scaled": "query"}
 
 
 class SqrtDk(ExplainerScene):
@@ -42,21 +51,40 @@ class SqrtDk(ExplainerScene):
     def point(self, d_k: float, variance: float):
         return self.chart.point(math.log2(d_k) - self.smallest, math.log2(variance))
 
+    def log_axes(self, sizes: list[int], variances: list[float]) -> VGroup:
+        """Axes on log₂ scales, a faint line across the chart at every tick (on a log scale the eye
+        cannot guess where 64 falls), the tick labels and the two axes' names typeset."""
+        low, high = sizes[0], sizes[-1]
+        corner = self.point(low, 0.5)
+        axes = VGroup(Line(corner, self.point(high, 0.5)), Line(corner, [corner[0], CHART["top"], 0]))
+        axes.set_stroke(role_colour("muted"), 2.5)
+        grid = VGroup(*(Line(self.point(d, 0.5), [self.point(d, 0.5)[0], CHART["top"], 0]) for d in sizes[1:]),
+                      *(Line(self.point(low, v), self.point(high, v)) for v in variances))
+        grid.set_stroke(role_colour("muted"), 2, opacity=0.3)
+        ticks = VGroup(*(label(str(d), SMALL, "muted").next_to(self.point(d, 0.5), DOWN, buff=0.12) for d in sizes),
+                       *(label(f"{v:g}", SMALL, "muted").next_to(self.point(low, v), LEFT, buff=0.22)
+                         for v in variances))
+        names = VGroup(formula("d_k", size=HEADING, role="muted").next_to(ticks, DOWN, buff=0.15)
+                       .set_x((CHART["left"] + CHART["right"]) / 2),
+                       formula(r"\mathrm{Var}(q\cdot k)", size=HEADING, role="muted")
+                       .next_to([corner[0], CHART["top"], 0], UP, buff=0.15))
+        return VGroup(grid, axes, ticks, names)
+
     def variance_grows(self):
         self.title = self.show_title()
         self.chart = self.plot()
         sizes = [row["d_k"] for row in self.rows]
-        axes = chart_axes(CHART, [(str(d), self.point(d, 0.5)) for d in sizes],
-                          [(f"{v:g}", self.point(sizes[0], v)) for v in (1, 4, 16, 64, 256, 1024) if v <= 2 * sizes[-1]],
-                          "d_k", self.say("variance"), y_title_buff=0.15)
+        variances = [v for v in (1, 4, 16, 64, 256, 1024) if v <= 2 * sizes[-1]]
+        axes = self.log_axes(sizes, variances)
         reference = DashedLine(self.point(sizes[0], sizes[0]), self.point(sizes[-1], sizes[-1]))
-        reference.set_stroke(role_colour("muted"), 2)
-        tag = label("= d_k", 16, "muted").next_to(reference.get_end(), RIGHT, buff=0.15).shift(0.3 * DOWN)
-        self.measured = VGroup(*(Dot(self.point(row["d_k"], row["score_variance"]), radius=0.08,
+        reference.set_stroke(role_colour("muted"), 3)
+        tag = formula(r"\mathrm{Var}=d_k", size=HEADING, role="muted").next_to(reference.get_end(), RIGHT, buff=0.2)
+        tag.shift(0.45 * DOWN)
+        self.measured = VGroup(*(Dot(self.point(row["d_k"], row["score_variance"]), radius=0.12,
                                      color=role_colour("highlight")) for row in self.rows))
         last = self.rows[-1]
-        number = self.shown("variance last", last["score_variance"], 1, 18, "highlight")
-        number.next_to(self.measured[-1], UP, buff=0.15)
+        number = self.shown("variance last", last["score_variance"], 1, LABEL, "highlight")
+        number.next_to(self.measured[-1], UP + LEFT, buff=0.1)
         with self.narration("ch09.variance", d_k=last["d_k"], variance=f"{last['score_variance']:.1f}"):
             self.play(FadeIn(axes), Create(reference), FadeIn(tag))
             for dot in self.measured:
@@ -64,14 +92,15 @@ class SqrtDk(ExplainerScene):
             self.play(FadeIn(number))
 
     def scaled_variance_stays(self):
-        dots = VGroup(*(Dot(self.point(row["d_k"], row["score_variance_scaled"]), radius=0.08,
+        dots = VGroup(*(Dot(self.point(row["d_k"], row["score_variance_scaled"]), radius=0.12,
                             color=role_colour("query")) for row in self.rows))
-        line = Line(dots[0].get_center(), dots[-1].get_center()).set_stroke(role_colour("query"), 2)
+        line = Line(dots[0].get_center(), dots[-1].get_center()).set_stroke(role_colour("query"), 4)
         last = self.rows[-1]
-        number = self.shown("scaled variance last", last["score_variance_scaled"], 2, 18, "query")
-        name = label(self.say("scaled"), 16, "query")
-        VGroup(name, number).arrange(RIGHT, buff=0.15).next_to(dots[-1], UP, buff=0.2)
+        number = self.shown("scaled variance last", last["score_variance_scaled"], 2, LABEL, "query")
+        name = formula(r"\mathrm{Var}\left(\frac{q\cdot k}{\sqrt{d_k}}\right)=", size=HEADING, role="query")
+        VGroup(name, number).arrange(RIGHT, buff=0.15).next_to(dots[-1], UP, buff=0.3).align_to(dots[-1], RIGHT)
         with self.narration("ch09.scaled", scaled=f"{last['score_variance_scaled']:.2f}"):
+            # each measured dot falls to where dividing by √d_k puts it
             self.play(*(Transform(self.measured[i].copy(), dot) for i, dot in enumerate(dots)), run_time=1.5)
             self.play(Create(line), FadeIn(name), FadeIn(number))
 
@@ -83,27 +112,35 @@ class SqrtDk(ExplainerScene):
         return bars
 
     def panel(self, row: dict, kind: str) -> VGroup:
-        """One d_k's example row: its softmax weights as bars and the largest weight written above."""
-        role = "highlight" if kind == "unscaled" else "query"
+        """One d_k's example row: its softmax weights as bars, the largest weight written over its bar."""
         weights = row[f"example_weights_{kind}"]
-        bars = self.softmax_bars(weights, PANELS[kind], role)
-        largest = self.shown(f"max {kind} {row['d_k']}", max(weights), 3, 20, role)
-        return VGroup(bars, largest.move_to([PANELS[kind], BARS["base"] + BARS["height"] + 0.35, 0]))
+        bars = self.softmax_bars(weights, PANELS[kind], ROLE[kind])
+        largest = self.shown(f"max {kind} {row['d_k']}", max(weights), 3, LABEL, ROLE[kind])
+        tallest = bars[max(range(len(weights)), key=weights.__getitem__)]
+        top = BARS["base"] + BARS["height"] + 0.12  # over the bar's track, which reaches a weight of 1
+        return VGroup(bars, largest.move_to([tallest.get_x(), top + largest.height / 2, 0]))
 
     def softmax_sharpens(self):
         self.clear_stage()
         first, last = self.rows[0], self.rows[-1]
-        names = VGroup(*(label(self.say(kind), 20, "highlight" if kind == "unscaled" else "query")
-                         .move_to([PANELS[kind], BARS["base"] + BARS["height"] + 0.9, 0]) for kind in PANELS))
-        floor = VGroup(*(Line([c - 2.5, BARS["base"], 0], [c + 2.5, BARS["base"], 0]) for c in PANELS.values()))
-        floor.set_stroke(role_colour("muted"), 2)
-        size = label(self.say("d_k_is", d_k=first["d_k"]), 22).move_to([0, BARS["base"] - 0.5, 0])
+        names = VGroup(*(formula(SOFTMAX[kind], size=HEADING, role=ROLE[kind])
+                         .move_to([PANELS[kind], BARS["base"] - 0.7, 0]) for kind in PANELS))
+        # each bar's track, as tall as a weight of 1: how far a row is from one-hot reads off at a glance
+        tracks = VGroup(*(Rectangle(width=BARS["width"], height=BARS["height"]).move_to(bar, aligned_edge=DOWN)
+                          for kind in PANELS
+                          for bar in self.softmax_bars(first[f"example_weights_{kind}"], PANELS[kind], ROLE[kind])))
+        tracks.set_stroke(role_colour("muted"), 2, opacity=0.4)
+        half = (len(first["example_weights_scaled"]) * BARS["step"]) / 2 + 0.1
+        floor = VGroup(*(Line([c - half, BARS["base"], 0], [c + half, BARS["base"], 0]) for c in PANELS.values()))
+        floor.set_stroke(role_colour("muted"), 2.5)
+        size = self.size_label(first["d_k"])
         panels = VGroup(self.panel(first, "unscaled"), self.panel(first, "scaled"))
-        with self.narration("ch09.softmax", d_k=last["d_k"], unscaled=f"{last['max_weight_unscaled']:.3f}",
+        with self.narration("ch09.softmax", d_k=last["d_k"], count=len(first["example_weights_scaled"]),
+                            unscaled=f"{last['max_weight_unscaled']:.3f}",
                             scaled=f"{max(last['example_weights_scaled']):.3f}"):
-            self.play(FadeIn(names), FadeIn(floor), FadeIn(size), FadeIn(panels))
+            self.play(FadeIn(names), FadeIn(floor), Create(tracks), FadeIn(size), FadeIn(panels))
             for row in self.rows[1:]:
-                shown = label(self.say("d_k_is", d_k=row["d_k"]), 22).move_to(size)
+                shown = self.size_label(row["d_k"])
                 changed = VGroup(self.panel(row, "unscaled"), self.panel(row, "scaled"))
                 self.play(*(ReplacementTransform(bars, new_bars) for (bars, _), (new_bars, _) in zip(panels, changed)),
                           *(FadeTransform(largest, new) for (_, largest), (_, new) in zip(panels, changed)),
@@ -111,27 +148,43 @@ class SqrtDk(ExplainerScene):
                 panels, size = changed, shown
                 self.wait(0.4)
 
+    @staticmethod
+    def size_label(d_k: int):
+        return formula(rf"d_k={d_k}", size=HEADING).move_to([0, BARS["base"] - 0.7, 0])
+
+    def table_bars(self, values: list[float], x: float, ys: list[float], role: str) -> VGroup:
+        """Behind each number of a column, a bar as long as the number against the column's largest:
+        down the column the eye sees the weight grow to 1 and the gradient fade."""
+        largest = max(values)
+        return VGroup(*(Rectangle(width=max(0.02, TABLE_BAR * v / largest), height=0.5, stroke_width=0,
+                                  fill_color=role_colour(role), fill_opacity=0.3)
+                        .move_to([x - TABLE_BAR / 2, y, 0], aligned_edge=LEFT) for v, y in zip(values, ys))
+                      ).set_z_index(-1)  # behind the numbers
+
     def gradient_vanishes(self):
         self.clear_stage()
-        heads = [("d_k",), ("max_weight", "unscaled"), ("max_weight", "scaled"), ("gradient", "unscaled"),
-                 ("gradient", "scaled")]
-        roles = ("text", "highlight", "query", "highlight", "query")
-        lines = [[line for key in head for line in (self.say(key) if key != "d_k" else key).split("\n")]
-                 for head in heads]  # a name too wide for its column is written on two lines
-        table = VGroup(VGroup(*(VGroup(*(label(line, 16, role) for line in head)).arrange(DOWN, buff=0.06)
-                                .move_to([x, 2.2, 0]) for head, role, x in zip(lines, roles, COLUMNS))))
+        kinds = ("unscaled", "scaled")
+        groups = VGroup(*(label(self.say(key), LABEL).move_to([(COLUMNS[1 + 2 * g] + COLUMNS[2 + 2 * g]) / 2, 2.5, 0])
+                          for g, key in enumerate(("max_weight", "gradient"))))
+        heads = VGroup(formula("d_k", size=HEADING).move_to([COLUMNS[0], 1.6, 0]),
+                       *(formula(SCORE[kind], size=HEADING, role=ROLE[kind]).move_to([x, 1.6, 0])
+                         for x, kind in zip(COLUMNS[1:], kinds * 2)))
+        rule = Line([COLUMNS[0] - 0.8, 1.05, 0], [COLUMNS[-1] + 1.0, 1.05, 0]).set_stroke(role_colour("muted"), 2)
         fields = ("max_weight_unscaled", "max_weight_scaled", "grad_norm_unscaled", "grad_norm_scaled")
-        for r, row in enumerate(self.rows):
-            y = 1.2 - 0.75 * r
-            cells = [label(str(row["d_k"]), 20).move_to([COLUMNS[0], y, 0])]
-            cells += [self.shown(f"{field} {row['d_k']}", row[field], 3, 20, role).move_to([x, y, 0])
-                      for field, role, x in zip(fields, roles[1:], COLUMNS[1:])]
-            table.add(VGroup(*cells))
-        rule = Line([COLUMNS[0] - 0.8, 1.65, 0], [COLUMNS[-1] + 0.9, 1.65, 0]).set_stroke(role_colour("muted"), 1)
+        ys = [0.6 - ROW_PITCH * r for r in range(len(self.rows))]
+        lines = []
+        for y, row in zip(ys, self.rows):
+            cells = [label(str(row["d_k"]), LABEL).move_to([COLUMNS[0], y, 0])]
+            cells += [self.shown(f"{field} {row['d_k']}", row[field], 3, LABEL, ROLE[kind]).move_to([x, y, 0])
+                      for field, kind, x in zip(fields, kinds * 2, COLUMNS[1:])]
+            lines.append(VGroup(*cells))
+        bars = [self.table_bars([row[field] for row in self.rows], x, ys, ROLE[kind])
+                for field, kind, x in zip(fields, kinds * 2, COLUMNS[1:])]
         first, last = self.rows[0], self.rows[-1]
         with self.narration("ch09.gradient", start=f"{first['grad_norm_unscaled']:.3f}",
                             end=f"{last['grad_norm_unscaled']:.3f}", scaled=f"{last['grad_norm_scaled']:.2f}"):
-            self.play(FadeIn(table[0]), Create(rule))
-            for line in table[1:]:
-                self.play(FadeIn(line, shift=0.1 * DOWN), run_time=0.5)
-            self.play(emphasise(table[-1][3]), emphasise(table[-1][4]))
+            self.play(FadeIn(groups), FadeIn(heads), Create(rule))
+            for r, line in enumerate(lines):
+                self.play(*(GrowFromEdge(column[r], LEFT) for column in bars), FadeIn(line, shift=0.1 * DOWN),
+                          run_time=0.5)
+            self.play(emphasise(lines[-1][3]), emphasise(lines[-1][4]))

@@ -1,25 +1,52 @@
-"""Chapter 11 — encoder and decoder (Q10): the architecture built up as a diagram, then the real
-translation model: encoder self-attention, the decoder writing English under its mask, and the
-cross-attention from each English word onto the Chinese words."""
+"""Chapter 11 — encoder and decoder (Q10): the architecture built up big, block by block; then the
+real translation model: the encoder's self-attention over the Chinese, the decoder writing English
+row by row under its mask, the cross-attention from each English word onto the Chinese with each
+row's peak framed; it ends on the sentence translated and the share of unseen sentences translated
+exactly."""
 
 from __future__ import annotations
 
-from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, GrowFromCenter, RoundedRectangle,
-                   SurroundingRectangle, VGroup)
+from manim import (DOWN, LEFT, ORIGIN, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, GrowArrow, GrowFromCenter,
+                   RoundedRectangle, SurroundingRectangle, Transform, TransformFromCopy, VGroup)
 
-from scenes.base import ExplainerScene
-from scenes.mobjects import WeightGrid, emphasise, label, row_peaks
-from scenes.theme import role_colour
+from scenes.base import LEFT_MARGIN, RIGHT_MARGIN, ExplainerScene
+from scenes.mobjects import emphasise, label, row_peaks
+from scenes.mobjects.patterns import AttentionPattern, pattern_cell, pattern_numbers
+from scenes.strings import written as written_sentence
+from scenes.theme import HEADING, LABEL, OUTLINE_WIDTH, SMALL, role_colour
 
-BLOCK = {"width": 3.6, "height": 0.7}
-COLUMNS = {"encoder": -3.3, "decoder": 3.0}
-HALF = 5.0  # width for the cells of one grid when two share the screen
+BLOCK = {"width": 5.0, "height": 0.95}
+COLUMNS = {"encoder": -3.55, "decoder": 3.55}
+TOP = 2.9  # the pictures' top: clear of the title's band
+BOTTOM = -3.1  # above the recap's band
+LOW = -3.85  # a tall grid mid-chapter may reach this far down (the recap comes later)
+WIDTH = RIGHT_MARGIN - LEFT_MARGIN
+HEADED = 1.35  # room over two grids side by side for their headings
+HEADING_GAP = 0.6  # between a grid shown alone and its heading
+HEADING_ROOM = 5.2  # right of a grid shown alone: its heading
+ALONE = 1.3  # how much bigger the encoder stands while it is alone
+SENTENCE_WIDTH = 12.5  # the translated sentence wraps at this width
+SENTENCE, SHARE = (54, 42, 36, LABEL), 96  # the last picture's sentences and share, as big as the room allows
 
 
 def block(text: str, role: str) -> VGroup:
-    frame = RoundedRectangle(corner_radius=0.12, width=BLOCK["width"], height=BLOCK["height"], stroke_width=2,
-                             stroke_color=role_colour(role), fill_color=role_colour(role), fill_opacity=0.15)
-    return VGroup(frame, label(text, 18).move_to(frame))
+    frame = RoundedRectangle(corner_radius=0.12, width=BLOCK["width"], height=BLOCK["height"],
+                             stroke_width=OUTLINE_WIDTH, stroke_color=role_colour(role), fill_color=role_colour(role),
+                             fill_opacity=0.15)
+    return VGroup(frame, label(text, LABEL).move_to(frame))
+
+
+def lines_of(words: list, width: float, gap: float = 0.25) -> VGroup:
+    """Words (texts) in lines no wider than ``width``, left to right."""
+    lines, line, used = VGroup(), VGroup(), 0.0
+    for word in words:
+        if len(line) and used + gap + word.width > width:
+            lines.add(line.arrange(RIGHT, buff=gap, aligned_edge=DOWN))
+            line, used = VGroup(), 0.0
+        used += (gap if len(line) else 0.0) + word.width
+        line.add(word)
+    lines.add(line.arrange(RIGHT, buff=gap, aligned_edge=DOWN))
+    return lines.arrange(DOWN, buff=0.25)
 
 
 class EncoderDecoder(ExplainerScene):
@@ -40,82 +67,158 @@ class EncoderDecoder(ExplainerScene):
         return self.trace["encoder_decoder"]
 
     def stack(self, names: list[tuple[str, str]], x: float, title: str) -> VGroup:
-        """Blocks bottom to top in a frame, titled, with "× N" beside it."""
-        blocks = VGroup(*(block(self.say(name), role) for name, role in names)).arrange(UP, buff=0.35)
-        frame = SurroundingRectangle(blocks, buff=0.25, corner_radius=0.15, color=role_colour("muted"))
-        group = VGroup(frame, blocks, label(self.say(title), 22).next_to(frame, UP, buff=0.15),
-                       label(self.say("stacked"), 16, "muted").next_to(frame, RIGHT if x > 0 else LEFT, buff=0.15))
-        return group.move_to([x, -0.2, 0])
+        """Blocks bottom to top in a frame, its name and "× N" at the frame's top, inside it."""
+        blocks = VGroup(*(block(self.say(name), role) for name, role in names)).arrange(UP, buff=0.3)
+        header = VGroup(self.word(title, HEADING), self.word("stacked", SMALL, "muted")).arrange(RIGHT, buff=0.3,
+                                                                                                aligned_edge=DOWN)
+        inside = VGroup(blocks, header).arrange(UP, buff=0.3)
+        frame = SurroundingRectangle(inside, buff=0.25, corner_radius=0.15, color=role_colour("muted"))
+        return VGroup(frame, blocks, header).move_to([x, 0, 0])
 
     def build_encoder(self):
         self.title = self.show_title()
         self.encoder = self.stack([("self_attention", "key"), ("feed_forward", "input")], COLUMNS["encoder"], "encoder")
-        source = label(self.say("source"), 18, "muted").next_to(self.encoder[0], DOWN, buff=0.5)
+        self.encoder.align_to([0, -2.35, 0], DOWN)
+        source = self.word("source", LABEL, "muted").next_to(self.encoder[0], DOWN, buff=0.55)
         self.source_arrow = VGroup(source, Arrow(source.get_top(), self.encoder[0].get_bottom(), buff=0.05,
                                                  color=role_colour("muted")))
+        self.encoder_aside = VGroup(self.encoder, self.source_arrow).copy()  # where it stands beside the decoder
+        VGroup(self.encoder, self.source_arrow).scale(ALONE).move_to([0, -0.35, 0])  # alone: bigger, in the middle
         with self.narration("ch11.encoder"):
             self.play(Create(self.encoder[0]), FadeIn(self.encoder[2]), FadeIn(self.source_arrow))
             for part in self.encoder[1]:
                 self.play(GrowFromCenter(part), run_time=0.6)
-            self.play(FadeIn(self.encoder[3]))
 
     def build_decoder(self):
         self.decoder = self.stack([("masked_self_attention", "query"), ("cross_attention", "highlight"),
                                    ("feed_forward", "input")], COLUMNS["decoder"], "decoder")
-        written = label(self.say("written"), 18, "muted").next_to(self.decoder[0], DOWN, buff=0.5)
-        after = label(self.say("next_word"), 18, "output").next_to(self.decoder[2], UP, buff=0.5)
-        feed = Arrow(self.encoder[0].get_right(), self.decoder[1][1].get_left(), buff=0.1, color=role_colour("highlight"))
+        encoder = self.encoder_aside[0]
+        self.decoder.align_to(encoder, DOWN)
+        written = self.word("written", LABEL, "muted").next_to(self.decoder[0], DOWN, buff=0.55)
+        after = self.word("next_word", LABEL, "output").next_to(self.decoder[0], UP, buff=0.55)
+        middle = self.decoder[1][1].get_y()
+        feed = Arrow([encoder.get_right()[0], middle, 0], [self.decoder[0].get_left()[0], middle, 0], buff=0.1,
+                     color=role_colour("highlight"), stroke_width=6)
         with self.narration("ch11.decoder"):
-            self.play(Create(self.decoder[0]), FadeIn(self.decoder[2]),
-                      FadeIn(written), FadeIn(Arrow(written.get_top(), self.decoder[0].get_bottom(), buff=0.05,
-                                                    color=role_colour("muted"))))
+            self.play(Transform(VGroup(self.encoder, self.source_arrow), self.encoder_aside))
+            self.play(Create(self.decoder[0]), FadeIn(self.decoder[2]), FadeIn(written),
+                      GrowArrow(Arrow(written.get_top(), self.decoder[0].get_bottom(), buff=0.05,
+                                      color=role_colour("muted"))))
             for part in self.decoder[1]:
                 self.play(GrowFromCenter(part), run_time=0.6)
-            self.play(Create(feed), emphasise(self.decoder[1][1]), FadeIn(self.decoder[3]))
+            self.play(GrowArrow(feed), emphasise(self.decoder[1][1]))
             self.play(FadeIn(after, shift=0.2 * UP),
-                      FadeIn(Arrow(self.decoder[2].get_top(), after.get_bottom(), buff=0.08, color=role_colour("output"))))
+                      GrowArrow(Arrow(self.decoder[0].get_top(), after.get_bottom(), buff=0.08,
+                                      color=role_colour("output"))))
 
-    def grid(self, name: str, weights, rows: list[str], columns: list[str], causal: bool, cell: float) -> WeightGrid:
-        return self.weight_grid(name, weights, rows, columns, cell, causal, 15, 18)
+    def pattern(self, name: str, weights, rows: list[str], columns: list[str], causal: bool, cell: float,
+                inside: bool, pitch: float | None = None) -> AttentionPattern:
+        """A weight grid, its written weights recorded as "name i j"."""
+        numbers = pattern_numbers(weights, causal, inside, lambda i, j, w: self.shown(f"{name} {i} {j}", w, 2, SMALL))
+        return AttentionPattern(weights, rows, columns, numbers, cell, inside, causal=causal,
+                                keep=sorted(set(row_peaks(weights, causal))), pitch=pitch)
+
+    def side_by_side(self) -> bool:
+        """Whether the encoder's and the decoder's grids both fit, numbers inside, in half the width."""
+        source, target = self.pair["source_tokens"], self.pair["target_tokens"]
+        half, high = WIDTH / 2 - 0.3, TOP - HEADED - LOW
+        return (pattern_cell(len(source), len(source), half, high, source)[2]
+                and pattern_cell(len(target), len(target), half, high, target)[2])
+
+    def alone(self, name: str, weights, rows: list[str], columns: list[str], causal: bool, heading: VGroup):
+        """A grid alone at the left, filling the height, room for its heading at the right."""
+        room = max(HEADING_ROOM, heading.width + HEADING_GAP)
+        cell, pitch, inside = pattern_cell(len(rows), len(columns), WIDTH - room, TOP - LOW, rows)
+        grid = self.pattern(name, weights, rows, columns, causal, cell, inside, pitch)
+        grid.next_to([LEFT_MARGIN, 0, 0], RIGHT, buff=0)
+        return grid.shift((TOP - grid.get_top()[1]) * UP)
+
+    def heading(self, name: tuple[str, float, str], kind: tuple[str, float, str],
+                note: tuple[str, float, str]) -> VGroup:
+        """A grid's name and kind (on one line over a grid, one under the other beside it) and a note under them."""
+        words = VGroup(*(self.word(key, size, role) for key, size, role in (name, kind)))
+        if self.two_grids:
+            words.arrange(RIGHT, buff=0.3, aligned_edge=DOWN)
+        else:
+            words.arrange(DOWN, buff=0.2, aligned_edge=LEFT)
+        return VGroup(words, self.word(*note)).arrange(DOWN, buff=0.2, aligned_edge=ORIGIN if self.two_grids else LEFT)
+
+    @staticmethod
+    def centre(picture: VGroup) -> None:
+        """A grid and its heading, as wide as they need, in the middle of the width."""
+        picture.shift((RIGHT_MARGIN - picture.get_right()[0]) / 2 * RIGHT)
 
     def encode_the_source(self):
         self.clear_stage()
         source = self.pair["source_tokens"]
-        self.encoder_grid = self.grid("encoder", self.pair["encoder_weights"], source, source, False,
-                                      min(0.62, HALF / len(source)))
-        self.encoder_grid.move_to([-3.6, -0.3, 0])
-        heading = VGroup(self.word("encoder", 22), self.word("self_attention", 20, "key")).arrange(RIGHT, buff=0.3)
-        self.encoder_heading = heading.next_to(self.encoder_grid, UP, buff=0.25)
-        self.keep_below_title(VGroup(heading, self.encoder_grid))
+        self.two_grids = self.side_by_side()
+        weights = self.pair["encoder_weights"]
+        if self.two_grids:
+            half = WIDTH / 2 - 0.3
+            cell, _, _ = pattern_cell(len(source), len(source), half, TOP - HEADED - LOW, source, largest=1.3)
+            self.encoder_grid = self.pattern("encoder", weights, source, source, False, cell, True)
+            self.encoder_grid.move_to([LEFT_MARGIN + half / 2, 0, 0])
+            self.encoder_grid.shift((TOP - HEADED - self.encoder_grid.get_top()[1]) * UP)
+            self.encoder_aside = (-self.encoder_grid.cells.get_x()) * RIGHT
+        self.encoder_heading = self.heading(("encoder", HEADING, "text"), ("self_attention", HEADING, "key"),
+                                            ("ch11.no_mask", LABEL, "muted"))
+        if not self.two_grids:
+            self.encoder_grid = self.alone("encoder", weights, source, source, False, self.encoder_heading)
+        self.place_heading(self.encoder_heading, self.encoder_grid)
+        if self.two_grids:  # alone for now: in the middle
+            VGroup(self.encoder_grid, self.encoder_heading).shift(self.encoder_aside)
+        else:
+            self.centre(VGroup(self.encoder_grid, self.encoder_heading))
         line = {"sentence": "ch11.encode", "twin": "ch11.encode_twin", "default": "ch11.encode_default"}
-        with self.narration(line[self.pair["source_from"]], source="".join(source)):
-            self.play(FadeIn(heading), FadeIn(self.encoder_grid))
+        with self.narration(line[self.pair["source_from"]], source=written_sentence(source, "zh")):
+            self.play(FadeIn(self.encoder_heading), FadeIn(self.encoder_grid))
+
+    def place_heading(self, heading: VGroup, grid: AttentionPattern) -> None:
+        """Over the grid, on one line with the other grid's heading, when the two stand side by side;
+        otherwise right of the grid, at the same height for both."""
+        if self.two_grids:
+            heading.move_to([grid.cells.get_x(), TOP - heading.height / 2, 0])
+            heading.shift((max(LEFT_MARGIN - heading.get_left()[0], 0) + min(RIGHT_MARGIN - heading.get_right()[0], 0))
+                          * RIGHT)  # kept inside the margins
+        else:
+            heading.next_to(grid, RIGHT, buff=HEADING_GAP).set_y(TOP - HEADED - heading.height / 2)
 
     def decode_under_the_mask(self):
         target = self.pair["target_tokens"]
-        cell = min(0.62, HALF / len(target))
-        self.decoder_grid = self.grid("decoder", self.pair["decoder_weights"], target, ["<s>"] + target[:-1], True, cell)
-        self.decoder_grid.move_to([3.4, -0.3, 0])
-        heading = VGroup(self.word("decoder", 22), self.word("masked_self_attention", 20, "query"))
-        self.decoder_heading = heading.arrange(RIGHT, buff=0.3).next_to(self.decoder_grid, UP, buff=0.25)
-        # the taller grid's heading comes down to the encoder's line, so the two read as one row
-        self.keep_below(VGroup(heading, self.decoder_grid), self.encoder_heading.get_y() + heading.height / 2)
+        weights, columns = self.pair["decoder_weights"], ["<s>"] + target[:-1]
+        if self.two_grids:
+            half = WIDTH / 2 - 0.3
+            cell, _, _ = pattern_cell(len(target), len(target), half, TOP - HEADED - LOW, target, largest=1.3)
+            self.decoder_grid = self.pattern("decoder", weights, target, columns, True, cell, True)
+            self.decoder_grid.move_to([RIGHT_MARGIN - half / 2, 0, 0])
+            self.decoder_grid.shift((TOP - HEADED - self.decoder_grid.get_top()[1]) * UP)  # under the headings' line
+        self.decoder_heading = self.heading(("decoder", HEADING, "text"), ("masked_self_attention", HEADING, "query"),
+                                            ("ch11.masked", LABEL, "muted"))
+        if not self.two_grids:
+            self.decoder_grid = self.alone("decoder", weights, target, columns, True, self.decoder_heading)
+        self.place_heading(self.decoder_heading, self.decoder_grid)
+        grid = self.decoder_grid
+        if not self.two_grids:
+            self.centre(VGroup(self.decoder_grid, self.decoder_heading))
         with self.narration("ch11.decode"):
-            self.play(FadeIn(heading), FadeIn(self.decoder_grid.column_labels))
+            if self.two_grids:
+                self.play(VGroup(self.encoder_grid, self.encoder_heading).animate.shift(-self.encoder_aside))
+            else:
+                self.play(FadeOut(self.encoder_grid), FadeOut(self.encoder_heading))
+            self.play(FadeIn(self.decoder_heading), FadeIn(grid.column_labels), FadeIn(grid.elided))
             for i in range(len(target)):
-                self.play(FadeIn(self.decoder_grid.row_labels[i], shift=0.2 * RIGHT),
-                          FadeIn(self.decoder_grid.cells[i]), run_time=0.6)
+                self.play(FadeIn(grid.row(i), shift=0.2 * RIGHT), run_time=0.6)
 
     def attend_across(self):
         self.clear_stage()
         source, target = self.pair["source_tokens"], self.pair["target_tokens"]
-        self.cross = self.grid("cross", self.pair["cross_weights"], target, source, False, min(0.75, 5.2 / len(target)))
-        self.cross.move_to([-1.0, -0.4, 0])
-        heading = self.word("cross_attention", 22, "highlight").next_to(self.cross, UP, buff=0.25)
-        self.keep_below_title(VGroup(heading, self.cross))
-        peaks = VGroup(*(SurroundingRectangle(self.cross.cell(i, j), buff=0.02, color=role_colour("output"),
-                                              stroke_width=4)
-                         for i, j in enumerate(row_peaks(self.pair["cross_weights"]))))
+        self.two_grids = False
+        heading = self.heading(("cross_attention", HEADING, "highlight"), ("ch11.rows_english", LABEL, "muted"),
+                               ("ch11.columns_chinese", LABEL, "muted"))
+        self.cross = self.alone("cross", self.pair["cross_weights"], target, source, False, heading)
+        self.place_heading(heading, self.cross)
+        self.centre(VGroup(self.cross, heading))
+        peaks = self.cross.peak_frames(row_peaks(self.pair["cross_weights"]))
         with self.narration("ch11.cross"):
             self.play(FadeIn(heading), FadeIn(self.cross))
             self.play(Create(peaks), run_time=1.5)
@@ -124,20 +227,38 @@ class EncoderDecoder(ExplainerScene):
         """The last English word: which Chinese word it looked at most."""
         row, peak = self.pair["cross_weights"][-1], row_peaks(self.pair["cross_weights"])[-1]
         word, source = self.pair["target_tokens"][-1], self.pair["source_tokens"][peak]
+        last = len(self.pair["target_tokens"]) - 1
+        looked_at = [emphasise(self.cross.column_label(peak))] if self.cross.column_label(peak) else []
         line = "ch11.focus" if peak == 0 else "ch11.focus_other"
         with self.narration(line, word=word, source=source, weight=f"{row[peak]:.3f}"):
-            self.play(emphasise(self.cross.row_labels[-1]), emphasise(self.cross.column_labels[peak]),
-                      emphasise(self.cross.cell(len(self.pair["target_tokens"]) - 1, peak)))
+            self.play(emphasise(self.cross.row_labels[-1]), *looked_at, emphasise(self.cross.square(last, peak)))
 
     def count_exact_translations(self):
+        """The last picture: the Chinese, the English the translator wrote (its words coming from the
+        grid's rows), and how often it translates an unseen sentence exactly."""
         share = self.pair["exact_match"]
         self.numbers_on_screen["exact match"] = share
         text = f"{share:.0%}"
         reference = self.pair["reference_tokens"]
         missed = reference is not None and reference != self.pair["target_tokens"]
-        shown = VGroup(label(text, 40, "output"), self.word("exact_label", 18, "muted"))
+        said = VGroup(self.word("exact_label", HEADING, "muted"))
         if missed:  # said, and written too, for a clip watched without sound or subtitles
-            shown.add(self.word("missed_label", 18, "highlight"))
-        shown.arrange(DOWN, buff=0.2).next_to(self.cross, RIGHT, buff=1.2)
+            said.add(self.word("missed_label", LABEL, "highlight"))
+        measured = VGroup(label(text, SHARE, "output"), said.arrange(DOWN, aligned_edge=LEFT, buff=0.2))
+        measured.arrange(RIGHT, buff=0.4)
+        arrow = Arrow(0.75 * UP, 0.75 * DOWN, color=role_colour("muted"), stroke_width=8)
+        translator = self.word("ch11.translator", LABEL, "muted")
+        for size in SENTENCE:  # the largest at which a long sentence still fits
+            source = lines_of([label(written_sentence(self.pair["source_tokens"], "zh"), size, "key")], SENTENCE_WIDTH)
+            english = lines_of([label(w, size, "output") for w in self.pair["target_tokens"]], SENTENCE_WIDTH)
+            picture = VGroup(source, arrow, english, measured).arrange(DOWN, buff=0.35)
+            if picture.height <= TOP - BOTTOM and source.width <= SENTENCE_WIDTH:
+                break
+        picture.move_to([0, (TOP + BOTTOM) / 2, 0])
+        translator.next_to(arrow, RIGHT, buff=0.2)
+        words = [word for line in english for word in line]
         with self.narration("ch11.exact_missed" if missed else "ch11.exact", share=text):
-            self.play(FadeIn(shown, scale=1.3))
+            self.play(*(TransformFromCopy(self.cross.row_labels[i], word) for i, word in enumerate(words)),
+                      *(FadeOut(m) for m in self.mobjects if m is not self.title), FadeIn(source, shift=0.2 * DOWN),
+                      GrowArrow(arrow), FadeIn(translator), run_time=1.5)
+            self.play(FadeIn(measured, scale=1.3))

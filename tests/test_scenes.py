@@ -17,13 +17,13 @@ from scenes.ch04_attention_nodes import AttentionNodes
 from scenes.ch05_multi_copy import MultiCopyInference
 from scenes.ch06_training import Training
 from scenes.ch07_kv_cache import KVCache
-from scenes.ch08_transformer import FORMULA, TransformerContributions, glyphs
+from scenes.ch08_transformer import TransformerContributions, formula_part, typeset_formula
 from scenes.ch09_sqrt_dk import SqrtDk
 from scenes.ch10_multi_head import MultiHead
 from scenes.ch11_encoder_decoder import EncoderDecoder
-from scenes.mobjects import Connections, NetworkCopy, NodeLayer, TokenRow
+from scenes.mobjects import Connections, NetworkCopy, NodeLayer, TokenRow, row_peaks
 from scenes.strings import STRINGS, written as written_sentence
-from scenes.theme import SMALLEST_PIXELS, FontError, Theme, font_for, pixels_high, theme, value_colour
+from scenes.theme import LABEL, SMALLEST_PIXELS, FontError, Theme, font_for, pixels_high, theme, value_colour
 
 
 def test_a_node_layer_exposes_its_nodes_and_values():
@@ -58,6 +58,22 @@ def test_a_network_copy_has_the_three_groups_and_its_edges():
     copy = NetworkCopy("猫", [0.1] * 8, [0.2] * 6, [0.3] * 6, [0.4] * 6)
     assert len(copy.input_nodes) == 8 and len(copy.key_nodes) == 6
     assert copy.edges_to("key").target is copy.key_nodes
+
+
+def test_an_rnn_step_stacks_word_input_state_and_prediction_and_takes_the_state_from_the_step_before():
+    from scenes.mobjects import number
+    from scenes.mobjects.rnn import RNNStep, ShareBar
+
+    first = RNNStep("猫", [0.1] * 8, [0.2] * 32, "喜欢", number(0.25), width=1.8)
+    second = RNNStep("喜欢", [0.3] * 8, [-0.4] * 32, "抓", number(0.99), width=1.8).shift(3 * RIGHT)
+    assert len(second.input_nodes) == 8 and len(second.hidden_nodes) == 32 and second.prediction[0].text == "抓"
+    heights = [m.get_center()[1] for m in (second.word, second.input_nodes, second.hidden_nodes, second.prediction)]
+    assert heights == sorted(heights) and second.hidden_nodes.width <= 1.8 + 1e-6
+    handed_on = [a for a in second.update_state(first).animations if isinstance(a, TransformFromCopy)]
+    assert [{id(a.mobject), id(a.target_mobject)} for a in handed_on] == [{id(first.hidden_nodes), id(second.hidden_nodes)}]
+    bar = ShareBar([0.5, 0.3, 0.2], followed=0, height=2.0)
+    assert [round(bar.piece(i).height, 6) for i in range(3)] == [1.0, 0.6, 0.4]
+    assert bar.piece(0).get_bottom()[1] < bar.piece(1).get_bottom()[1] < bar.piece(2).get_bottom()[1]
 
 
 def test_one_value_always_gets_one_colour_and_the_sign_picks_the_hue():
@@ -96,6 +112,7 @@ def test_chapter_1_shows_the_real_token_id_inputs_and_probabilities(scene_trace,
     attention, word = default_trace["attention"], 2  # 抓, the word before the last
     assert shown["token id"] == attention["token_ids"][word]
     assert [shown[f"input {i}"] for i in range(8)] == attention["inputs"][word]
+    assert [shown[f"hidden {i}"] for i in range(len(attention["hidden"][word]))] == attention["hidden"][word]
     assert [shown[f"p {r}"] for r in range(5)] == [p for _, p in attention["predictions"][word]]
     assert attention["predictions"][word][0][0] == "老鼠"
 
@@ -157,6 +174,18 @@ def test_chapter_4_shows_the_real_q_k_score_weight_and_prediction(scene_trace, d
     assert math.isclose(sum(products) / math.sqrt(attention["config"]["d_k"]), shown["score"], abs_tol=1e-5)
     assert shown["weight"] == attention["weights"][0][0] == 1.0
     assert [shown[f"p {r}"] for r in range(3)] == [p for _, p in attention["predictions"][0][:3]]
+    # the numbers taken out of the groups into columns, the running sum, and the weighted column
+    d_k = attention["config"]["d_k"]
+    assert shown["d_k"] == d_k
+    assert [shown[f"input {i}"] for i in range(attention["config"]["d_model"])] == attention["inputs"][0]
+    for role, field in (("query", "queries"), ("key", "keys"), ("value", "values")):
+        assert [shown[f"{role} {i}"] for i in range(d_k)] == attention[field][0]
+        assert [shown[f"{role} column {i}"] for i in range(d_k)] == attention[field][0]
+    assert [shown[f"running sum {j}"] for j in range(d_k)] == pytest.approx(np.cumsum(products).tolist(), abs=1e-12)
+    assert math.isclose(shown[f"running sum {d_k - 1}"] / math.sqrt(d_k), shown["score"], abs_tol=1e-5)
+    weighted = [shown[f"weighted {i}"] for i in range(d_k)]
+    assert weighted == attention["mixed"][0]
+    assert weighted == pytest.approx([shown["weight"] * v for v in attention["values"][0]], abs=1e-6)
 
 
 def test_chapter_5_shows_the_real_scores_weights_and_prediction(scene_trace, default_trace):
@@ -288,24 +317,42 @@ def test_chapter_11_says_and_writes_when_it_got_the_sentence_wrong(default_trace
     trace["encoder_decoder"]["reference_tokens"] = reference and reference.split()
     for_the_scenes(trace, tmp_path, monkeypatch)
     said = STRINGS["zh"][line].format(share=f"{trace['encoder_decoder']['exact_match']:.0%}")
-    assert run(EncoderDecoder).spoken[-1] == said
+    assert run(EncoderDecoder).spoken[-2] == said  # the last line before the recap
     assert (STRINGS["zh"]["missed_label"] in written) == (line == "ch11.exact_missed")
 
 
-def test_the_formula_typesets_its_notation_and_finds_its_parts_by_their_glyphs():
-    from scenes.mobjects import drawn_characters, label
-
-    text = label(FORMULA, 30)
-    assert len(text) == len(drawn_characters(FORMULA).replace(" ", ""))  # no glyph for the _ and ^
-    assert len(glyphs(text, FORMULA, "softmax")) == len("softmax")
-    assert glyphs(text, FORMULA, "V", 1)[0] is text[-1]
-    k, t = glyphs(text, FORMULA, "K^T")
-    assert t.height < k.height and t.get_bottom()[1] > k.get_bottom()[1] + 0.05  # a superscript T
-    d, sub_k = glyphs(text, FORMULA, "d_k")
+def test_the_formula_typesets_its_notation_and_finds_its_parts_by_name():
+    typeset = typeset_formula()
+    assert isinstance(typeset, SingleStringMathTex)  # MathTex, not a label
+    part = {name: formula_part(typeset, name) for name in ("attention", "softmax", "Q", "K^T", "bar", "root", "V")}
+    assert [part[name].tex_string for name in part] == [r"\mathrm{Attention}(Q,K,V)", r"\mathrm{softmax}", "Q",
+                                                        r"K^\top", "}{", r"\sqrt{d_k}", "V"]
+    assert len(part["softmax"]) == len("softmax") and part["V"] is typeset[-1]
+    k, t = part["K^T"]
+    assert t.height < k.height and t.get_bottom()[1] > k.get_bottom()[1] + 0.05  # a superscript ⊤
+    bar = part["bar"][0]
+    assert bar.width > part["Q"].width + part["K^T"].width  # QKᵀ over √d_k, a fraction
+    assert part["Q"].get_bottom()[1] > bar.get_top()[1] > bar.get_bottom()[1] > part["root"].get_top()[1]
+    _, vinculum, d, sub_k = part["root"]
+    assert vinculum.get_left()[0] < d.get_left()[0] and vinculum.get_right()[0] > sub_k.get_right()[0]  # √ over d_k
     assert sub_k.get_bottom()[1] < d.get_bottom()[1] - 0.02  # a subscript k
+    assert part["softmax"].get_right()[0] < part["Q"].get_left()[0] < part["V"].get_left()[0]
 
 
-@pytest.mark.parametrize("text, root, covered, after", [(FORMULA, "√", "d_k", ") V"), ("Σ / √6 =", "√", "6", "="),
+def glyphs(text, written: str, part: str, occurrence: int = 0):
+    """The glyphs of ``part`` (its ``occurrence``-th appearance) in a label of ``written``, which
+    keeps one glyph per character it draws."""
+    from scenes.mobjects import drawn_characters
+
+    start = -1
+    for _ in range(occurrence + 1):
+        start = written.index(part, start + 1)
+    first = len(drawn_characters(written[:start]).replace(" ", ""))
+    return text[first: first + len(drawn_characters(part).replace(" ", ""))]
+
+
+@pytest.mark.parametrize("text, root, covered, after", [("softmax(QK^T / √d_k) V", "√", "d_k", ") V"),
+                                                       ("Σ / √6 =", "√", "6", "="),
                                                        ("第九章  为什么要除以 √d_k", "√", "d_k", None)])
 def test_a_root_s_bar_reaches_over_what_it_takes_the_root_of_and_no_further(text, root, covered, after):
     from scenes.mobjects import label
@@ -370,9 +417,9 @@ def test_prediction_words_keep_clear_of_what_stands_left_of_them_and_share_one_s
                                                   words_right_of=limit)]
 
     long = rows(["daily", "child", "butterflies"], -1.2)
-    assert len({round(word.font_size, 6) for word in long}) == 1 and long[0].font_size < 22
+    assert len({round(word.font_size, 6) for word in long}) == 1 and long[0].font_size < LABEL
     assert min(word.get_left()[0] for word in long) >= -1.2 - 1e-9
-    assert all(round(word.font_size, 6) == 22 for word in rows(["猫", "狗"], -1.2))
+    assert all(round(word.font_size, 6) == LABEL for word in rows(["猫", "狗"], -1.2))
 
 
 def test_a_y_tick_label_stands_clear_of_a_dot_on_the_axis():
@@ -451,7 +498,8 @@ def test_every_chapter_draws_every_frame_for_another_corpus_sentence(other_sente
     multi = other_sentence["multi_head"]
     assert drawn(MultiHead).numbers_on_screen[f"head 1 {query} 0"] == multi["weights"][1][query][0]
     pair = other_sentence["encoder_decoder"]
-    assert drawn(EncoderDecoder).numbers_on_screen["cross 0 0"] == pair["cross_weights"][0][0]
+    peak = row_peaks(pair["cross_weights"])[0]  # a long sentence's grid writes only each row's largest weight
+    assert drawn(EncoderDecoder).numbers_on_screen[f"cross 0 {peak}"] == pair["cross_weights"][0][peak]
 
 
 MORPHS = (Transform, ReplacementTransform, TransformFromCopy)  # bend points into points; not FadeIn, Indicate, …
@@ -712,10 +760,16 @@ def test_chapter_3_does_not_say_a_share_falls_when_the_rnn_keeps_it(english_sent
     assert "falls" not in line and f"{kept:.2f}, then {kept:.2f}" in line
 
 
+def last_step(scene) -> str:
+    """The line of a chapter's last step: the one before its recap."""
+    assert scene.spoken[-1] == scene.say(f"{scene.chapter_key}.recap")
+    return scene.spoken[-2]
+
+
 def test_chapter_5_in_english_says_the_subject_came_in_words_before_the_verb(english_sentence):
     weight = english_sentence["attention"]["weights"][4][1]  # catch → cat
     said = STRINGS["en"]["ch05.focus_earlier"].format(key="cat", query="catch", back=3, weight=f"{weight:.2f}")
-    assert run(MultiCopyInference).spoken[-1] == said
+    assert last_step(run(MultiCopyInference)) == said
 
 
 def test_chapter_5_names_the_subject_too_where_the_largest_weight_goes_elsewhere(tmp_path, monkeypatch):
@@ -730,13 +784,13 @@ def test_chapter_5_names_the_subject_too_where_the_largest_weight_goes_elsewhere
     scene = run(MultiCopyInference)
     said = STRINGS["en"]["ch05.focus_subject"].format(key="likes", weight=f"{row[likes]:.2f}", subject="also",
                                                       back=8, query="catch", subject_weight=f"{row[subject]:.2f}")
-    assert scene.spoken[-1] == said
+    assert last_step(scene) == said
     assert subject in scene.positions and scene.numbers_on_screen[f"weight {subject}"] == row[subject]
 
 
 def test_chapter_5_says_the_first_word_came_in_first(scene_trace, default_trace):
     weight = default_trace["attention"]["weights"][2][0]  # 抓 → 猫
-    assert run(MultiCopyInference).spoken[-1] == STRINGS["zh"]["ch05.focus"].format(key="猫", weight=f"{weight:.2f}")
+    assert last_step(run(MultiCopyInference)) == STRINGS["zh"]["ch05.focus"].format(key="猫", weight=f"{weight:.2f}")
 
 
 def test_chapter_3_in_english_says_the_rnn_falls(english_sentence):
@@ -839,8 +893,7 @@ def test_chapter_5_fits_long_words_under_their_copies(long_sentence, tmp_path, m
 def test_a_two_word_sentence_is_not_said_to_choose_among_words(tmp_path, monkeypatch):
     trace = traced("猫喜欢", tmp_path, monkeypatch)  # 喜欢 is predicted from 猫 alone
     history = trace["training"]["history"]
-    chapter_5 = run(MultiCopyInference).spoken
-    assert chapter_5[-1] == STRINGS["zh"]["ch05.alone"].format(key="猫", weight="1.00")
+    assert last_step(run(MultiCopyInference)) == STRINGS["zh"]["ch05.alone"].format(key="猫", weight="1.00")
     chapter_6 = run(Training)
     start, end = (f"{row['target_probability']:.3f}" for row in (history[0], history[-1]))
     said = STRINGS["zh"]["ch06.alone"].format(query="猫", target="喜欢", start_p=start, p=end)
@@ -896,24 +949,52 @@ def test_chapter_6_sends_the_difference_back_into_the_output_layer_past_the_pred
     assert not any(inside(arrow.point_from_proportion(t / 50), rows) for t in range(51))
 
 
-@pytest.mark.parametrize("sentence", ["猫喜欢", "猫喜欢抓老鼠", "狐狸每天早上偷偷喜欢抓鸡"])
-def test_chapter_5_s_close_up_cuts_nothing_in_half_and_centres_what_it_keeps(sentence, tmp_path, monkeypatch):
-    traced(sentence, tmp_path, monkeypatch)
+@pytest.mark.parametrize("sentence, lang", [
+    ("猫喜欢", "zh"), ("猫喜欢抓老鼠", "zh"), ("狐狸每天早上偷偷喜欢抓鸡", "zh"),
+    ("the fox today daily mornings nightly also always constantly often frequently outside likes to catch "
+     "chickens", "en"),
+])
+def test_chapter_5_ends_on_the_query_linked_to_the_largest_weight_key_the_sum_and_the_prediction(sentence, lang,
+                                                                                                tmp_path, monkeypatch):
+    ends_on_who_asked_what_was_weighed_and_what_came_out(traced(sentence, tmp_path, monkeypatch, lang))
+
+
+def ends_on_who_asked_what_was_weighed_and_what_came_out(trace: dict) -> None:
+    """Chapter 5's last picture (its key frame): the current word's Query linked to the largest-weight
+    Key, that weight and its bar, the sum and the prediction; every row named level with it at the
+    copies' left; the words the last line names in view; nothing cut in half; centred under the title."""
     scene = run(MultiCopyInference)
-    view = scene.camera.frame
-    assert view.height < 8  # it did close up
-    assert scene.copies[scene.positions.index(scene.key)].word in scene.get_mobject_family_members()
+    view, on_stage = scene.camera.frame, scene.get_mobject_family_members()
     for m in scene.mobjects:  # what faded out has left the scene
-        assert (view.get_left()[0] <= m.get_left()[0] and m.get_right()[0] <= view.get_right()[0]
-                and view.get_bottom()[1] <= m.get_bottom()[1] and m.get_top()[1] <= view.get_top()[1]), m
+        assert wholly_inside(m, view), m
+    asking, asked = scene.gathered[scene.query], scene.gathered[scene.key]
+    assert asking.query_nodes in on_stage and asked.key_nodes in on_stage
+    link = scene.link_to_key
+    assert link in on_stage
+    assert np.allclose(link.get_start(), asking.query_nodes.get_top()) and np.allclose(link.get_end(),
+                                                                                       asked.key_nodes.get_bottom())
+    row, tokens = trace["attention"]["weights"][scene.query], trace["tokens"]
+    weight, weight_bar = (group[scene.positions.index(scene.key)] for group in (scene.weights, scene.bars))
+    assert weight in on_stage and weight_bar in on_stage and weight.text == f"{row[scene.key]:.3f}"
+    word, p = trace["attention"]["predictions"][scene.query][0]
+    assert scene.total in on_stage and [text.text for text in scene.guess] == [word, f"{p:.4f}"]
+    assert all(part in on_stage for part in scene.guess)
+    named = [j for j in (scene.key, scene.query, scene.subject) if j is not None]
+    assert all(scene.gathered[j].word in on_stage and scene.gathered[j].word.text == tokens[j] for j in named)
+    copies = [scene.gathered[j] for j in named]
+    rows = [asked.input_nodes, asking.query_nodes, asked.key_nodes, asked.value_nodes]
+    for name, drawn_row in zip([*scene.tags, scene.weight_tag], [*rows, weight]):
+        assert name in on_stage and abs(name.get_y() - drawn_row.get_y()) < 0.05
+        assert name.get_right()[0] < min(copy.get_left()[0] for copy in copies)
     kept = Group(*(m for m in scene.mobjects if m not in (view, scene.title)))  # as much room left as right
     assert kept.get_left()[0] - view.get_left()[0] == pytest.approx(view.get_right()[0] - kept.get_right()[0], abs=0.01)
-    # the title stays where it stood on the screen, at its size: as a title drawn anew stands in the whole frame
-    title, as_drawn, zoom = scene.title, scene.show_title(), view.width / config.frame_width
-    whole_frame = np.array([-config.frame_width / 2, config.frame_height / 2, 0])
-    assert title.width == pytest.approx(as_drawn.width * zoom)
-    assert title.get_corner(UL) - view.get_corner(UL) == pytest.approx((as_drawn.get_corner(UL) - whole_frame) * zoom, abs=0.01)
-    assert title.get_bottom()[1] > kept.get_top()[1]  # above what it kept
+    assert scene.title.get_bottom()[1] > kept.get_top()[1]  # above what it kept
+
+
+def wholly_inside(mobject, view) -> bool:
+    """Whether ``mobject`` lies wholly inside ``view`` (not cut by its edges)."""
+    return (view.get_left()[0] <= mobject.get_left()[0] and mobject.get_right()[0] <= view.get_right()[0]
+            and view.get_bottom()[1] <= mobject.get_bottom()[1] and mobject.get_top()[1] <= view.get_top()[1])
 
 
 def test_chapter_8_numbers_every_attention_word_step_1_as_it_numbers_the_rnn_s_steps(scene_trace, default_trace):
@@ -926,39 +1007,40 @@ def test_chapter_8_numbers_every_attention_word_step_1_as_it_numbers_the_rnn_s_s
 
 
 @pytest.mark.parametrize("word, lang", [("抓", "zh"), ("catch", "en"), ("extraordinarily", "en")])
-def test_chapter_1_puts_the_word_its_id_and_the_input_layer_side_by_side(default_trace, tmp_path, monkeypatch, word,
-                                                                         lang):
+def test_chapter_1_hangs_the_input_vector_under_the_word_s_id_and_feeds_its_numbers_to_the_input_nodes(
+        default_trace, tmp_path, monkeypatch, word, lang):
+    from scenes.theme import SMALL
+
     trace = copy.deepcopy(default_trace)
     trace["tokens"][2], trace["lang"] = word, lang  # the word chapter 1 follows, and the language it is told in
     for_the_scenes(trace, tmp_path, monkeypatch)
     scene = run(NetworkBasics)
-    assert side_by_side([scene.token, scene.id_box, scene.inputs])
     title = next(m for m in scene.mobjects if isinstance(m, Text) and m.text.startswith(("第一章", "Chapter")))
-    assert scene.token.get_left()[0] >= title.get_left()[0] - 1e-6  # no nearer the frame's edge than the title
-    assert all(on_screen(m) for m in [scene.token, scene.id_box, scene.inputs])
-    room = scene.inputs.get_left()[0] - scene.token.get_left()[0]
-    assert scene.id_box.get_left()[0] - scene.token.get_right()[0] >= 0.1 * room  # room for the arrows between
-    assert scene.inputs.get_left()[0] - scene.id_box.get_right()[0] >= 0.1 * room
+    assert scene.word_box.get_left()[0] >= title.get_left()[0] - 1e-6  # no nearer the frame's edge than the title
+    assert scene.token.font_size >= SMALL - 1e-6 and side_by_side([scene.word_box, scene.id_number])
+    low, high = corners(scene.word_box)
+    assert (low <= corners(scene.token)[0]).all() and (corners(scene.token)[1] <= high).all()  # the word in its box
+    assert scene.vector.get_top()[1] < scene.id_number.get_bottom()[1]  # hanging under the id
+    assert side_by_side([scene.word_tag, scene.vector, scene.inputs])
+    assert all(abs(node.get_y() - scene.vector.entry(i).get_y()) < 1e-6 for i, node in enumerate(scene.inputs.nodes))
+    assert all(on_screen(m) for m in [scene.word_box, scene.id_box, scene.vector, scene.inputs])
 
 
 @pytest.mark.parametrize("winner", ["老鼠", "extraordinarily"])
-def test_chapter_1_grows_the_winning_word_no_further_than_its_frame(default_trace, tmp_path, monkeypatch, winner):
-    from scenes.ch01_network_basics import FRAME_BUFF
+def test_chapter_1_brings_the_winning_word_out_of_its_row_as_text_in_a_box(default_trace, tmp_path, monkeypatch,
+                                                                          winner):
+    from scenes.base import RIGHT_MARGIN
 
     trace = copy.deepcopy(default_trace)
     top = trace["attention"]["predictions"][2]  # the word chapter 1 follows
     top[0][0] = winner
     for_the_scenes(trace, tmp_path, monkeypatch)
-    growths = []
-
-    def play(self, *animations, **kwargs):
-        growths.extend((a.mobject.width, a.scale_factor) for a in animations
-                       if isinstance(a, Indicate) and getattr(a.mobject, "text", None) == winner)
-        NetworkBasics.play(self, *animations, **kwargs)
-
-    run(NetworkBasics, play=play)
-    (width, grow), = growths
-    assert 1.1 < grow <= 1.4 and width * (grow - 1) <= 2 * FRAME_BUFF + 1e-9
+    scene = run(NetworkBasics)
+    assert scene.prediction.text == winner == scene.bars[0][0].text
+    low, high = corners(scene.prediction_box)
+    assert (low <= corners(scene.prediction)[0]).all() and (corners(scene.prediction)[1] <= high).all()
+    assert scene.prediction.font_size == pytest.approx(scene.token.font_size)  # as the input word was written
+    assert high[0] <= RIGHT_MARGIN + 1e-6
 
 
 def test_chapter_6_keeps_a_long_sentences_words_and_updates_on_screen(long_sentence):
@@ -1036,8 +1118,9 @@ def test_a_row_of_words_with_a_long_one_reads_alike(tmp_path, monkeypatch):
                     tmp_path, monkeypatch, "en")["tokens"]
     copies = [copy.word for copy in run(MultiCopyInference).copies]
     assert "frequently" in [t.text for t in copies] and len({round(t.font_size, 6) for t in copies}) == 1
-    bars = run(RNNDilution).bars
-    assert shorter_words_no_smaller([bar[2] for bar in bars]) and side_by_side([bar[2] for bar in bars])
+    words = [step.word for step in run(RNNDilution).steps.values()]  # under each copy of the RNN
+    assert "frequently" in [t.text for t in words]
+    assert shorter_words_no_smaller(words) and side_by_side(words)
     final = run(Training).mobjects  # the last step: a column per copy, its word over its updates
     column_words = [m for m in final for m in m.get_family() if isinstance(m, Text) and m.text in {*tokens, "average"}]
     assert {"frequently", "average"} <= {text.text for text in column_words}
@@ -1053,7 +1136,8 @@ def test_chapter_7_writes_the_words_of_a_long_english_sentence_apart(tmp_path, m
         words = [copy[0] for copy in row[0]]
         assert shorter_words_no_smaller(words)
         assert all(b.get_left()[0] - a.get_right()[0] > 0.1 * pitch for a, b in zip(words, words[1:]))
-    assert {copy[0].text for row in scene.plain for copy in row[0]} >= {"today", "daily", "frequently", tokens[-1]}
+    # at the smallest type a row holds five words: the first ones, the latest and its neighbour
+    assert {copy[0].text for row in scene.plain for copy in row[0]} >= {"today", tokens[-2], tokens[-1]}
 
 
 def test_chapter_7_sizes_its_words_by_the_words_it_draws(tmp_path, monkeypatch):

@@ -65,6 +65,20 @@ def test_chapter_3_passes_over_every_word_all_corpus_sentences_start_with_but_th
     assert followed_word("“ you ” like pears".split(), corpus) == 1  # a quote mark tells nothing apart
 
 
+def test_chapter_3_s_steps_carry_the_rnn_s_own_inputs_and_predictions(default_trace, zh_models):
+    import torch
+
+    rnn = default_trace["rnn"]
+    ids = torch.tensor([default_trace["attention"]["token_ids"]])
+    embeddings = zh_models.rnn.token_embedding(ids)[0]  # (T, d_model)
+    assert torch.allclose(torch.tensor(rnn["inputs"]), embeddings.detach(), atol=1e-6)
+    with torch.no_grad():
+        logits = zh_models.rnn.output(torch.tensor(rnn["hidden"]))  # (T, vocab): the output on top of each step
+    words = zh_models.vocab.words
+    assert [row[0][0] for row in rnn["predictions"]] == [words[i] for i in logits.argmax(-1).tolist()]
+    assert rnn["predictions"][2][0][0] == "老鼠"  # after 抓, the RNN's own guess
+
+
 def test_the_copies_updates_average_to_the_sentences_update(default_trace):
     import numpy as np
 
@@ -153,6 +167,7 @@ def test_a_saved_trace_loads_back_and_an_edited_one_is_caught(default_trace, tmp
     (lambda t: t["attention"]["weights"][0].__setitem__(1, 0.0) or t["attention"]["weights"][1].__setitem__(2, 0.1)
      or t["attention"]["weights"][1].__setitem__(1, t["attention"]["weights"][1][1] - 0.1), "later word"),
     (lambda t: t["rnn"]["influence"].pop(), "rnn.influence"),
+    (lambda t: t["rnn"].pop("inputs"), "rnn.inputs"),
     (lambda t: t["rnn"].__setitem__("followed_index", len(t["tokens"]) - 1), "followed_index"),
     (lambda t: t.pop("kv_cache"), "missing kv_cache"),
     (lambda t: t.__setitem__("lang", "fr"), "lang 'fr' is not one of zh, en"),
