@@ -95,7 +95,8 @@ case "${1:-}" in
     test)
         shift
         setup "${TEST_PACKAGES[@]}"
-        exec "$VENV/bin/python" -m pytest "$@"
+        # One test process per core (pytest-xdist); a later -n in the arguments overrides it.
+        exec "$VENV/bin/python" -m pytest -n auto "$@"
         ;;
     setup)
         setup

@@ -30,6 +30,16 @@ def pytest_configure(config):
     frames_comparison.MIN_CAIRO_VERSION = 0
 
 
+@pytest.fixture(scope="session", autouse=True)
+def own_media_folder(tmp_path_factory):
+    """Manim caches each text and formula as a file under its media folder; test processes running
+    side by side (./render.sh test runs one per core) would write the same file at once and read it
+    half-written, so each has its own."""
+    from manim import config
+
+    config.media_dir = str(tmp_path_factory.mktemp("media"))
+
+
 @pytest.fixture(autouse=True)
 def private_cache(tmp_path, monkeypatch):
     """Models trained for users' corpora go to a per-test folder, never the real cache."""

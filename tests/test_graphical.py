@@ -111,8 +111,10 @@ def test_ch01_probabilities_back_to_a_word(scene):
 
 @frames_comparison(base_scene=RNNDilution, renderer_class=MovingCameraRenderer)
 def test_ch03_the_first_words_share_shrinking(scene):
-    scene.show_one_word_in()
-    scene.feed_back_the_state()
+    scene.show_title()
+    scene.read_the_first_word()
+    scene.hand_the_state_on()
+    scene.count_the_state()
     scene.shrink_the_followed_word()
 
 
@@ -218,6 +220,8 @@ def english_trace(control_trace, tmp_path, monkeypatch):
 
 @pytest.mark.usefixtures("english_trace")
 @frames_comparison(base_scene=RNNDilution, renderer_class=MovingCameraRenderer)
-def test_english_ch03_a_larger_state_wraps_into_columns(scene):
-    scene.show_one_word_in()
-    scene.feed_back_the_state()
+def test_english_ch03_the_unrolled_rnn(scene):
+    scene.show_title()
+    scene.read_the_first_word()
+    scene.hand_the_state_on()
+    scene.count_the_state()
