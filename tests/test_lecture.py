@@ -102,7 +102,8 @@ def test_sections_cut_a_chapter_into_its_steps(tmp_path):
     index = json.loads((tmp_path / "out" / chapter["sections"]).read_text(encoding="utf-8"))
     sections = index["sections"]
     assert [s["name"] for s in sections] == [f"{n:02d}-{name}" for n, name in
-                                             enumerate(("one", "heads", "labels", "concat", "project"), start=1)]
+                                             enumerate(("question", "one", "heads", "labels", "concat", "project", "recap"),
+                                                                       start=1)]
     folder = (tmp_path / "out" / chapter["sections"]).parent
     for section in sections:
         with av.open(str(folder / section["file"])) as clip:
