@@ -14,7 +14,7 @@ from pathlib import Path
 from model.corpus import LANGUAGES
 from model.files import write_atomically
 
-TRACE_FORMAT = 5  # bump when fields change: older trace.json files are then rebuilt or refused
+TRACE_FORMAT = 6  # bump when fields change: older trace.json files are then rebuilt or refused
 ROW_SUM_TOLERANCE = 1e-4
 SOURCES_FROM = ("sentence", "twin", "default")  # what the translator of encoder_decoder ran on
 

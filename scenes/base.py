@@ -10,7 +10,7 @@ from manim import (DOWN, UL, UP, FadeIn, FadeOut, ManimColor, Mobject, MovingCam
                    config)
 
 from scenes import source
-from scenes.mobjects import WeightGrid, fitted, label, number, written_cells
+from scenes.mobjects import fitted, label, number
 from scenes.strings import text
 from scenes.theme import HEADING, LABEL, SMALL, TITLE, role_colour, theme
 
@@ -58,20 +58,11 @@ class ExplainerScene(MovingCameraScene):
     def word(self, key: str, size: float = 22, role: str = "text") -> Text:
         return label(self.say(key), size, role)
 
-    def shown(self, name: str, value: float, digits: int = 2, size: float = 18, role: str = "text",
+    def shown(self, name: str, value: float, digits: int = 2, size: float = SMALL, role: str = "text",
               grouped: bool = False) -> Text:
         """A number for the screen, recorded under ``name`` for the tests."""
         self.numbers_on_screen[name] = value
         return number(value, digits, size, role, grouped)
-
-    def weight_grid(self, name: str, weights, rows: list[str], columns: list[str], cell: float, causal: bool,
-                    number_size: float, word_size: float) -> WeightGrid:
-        """A weight grid, its numbers recorded as "name i j"; cells too small for a legible number (a
-        long sentence) keep only their colour, except each row's largest weight."""
-        written = written_cells(weights, cell, causal)
-        numbers = [[self.shown(f"{name} {i} {j}", w, 2, number_size, "text") if written[i][j] else None
-                    for j, w in enumerate(row)] for i, row in enumerate(weights)]
-        return WeightGrid(weights, rows, columns, numbers, cell=cell, word_size=word_size, causal=causal)
 
     def show_title(self):
         """The chapter opens on its title and its question in one line, in the middle of the frame;
@@ -104,15 +95,6 @@ class ExplainerScene(MovingCameraScene):
         written = label(words, size, role)
         return fitted(written, max(RIGHT_MARGIN - LEFT_MARGIN, written.width * SMALL / size))
 
-    def keep_below_title(self, group: Mobject) -> Mobject:
-        """Move ``group`` down, if it stands under the title nearer than TITLE_BUFF (a long sentence's
-        grid grows up to it), shrinking it if the room down to the frame's bottom runs out."""
-        title = self.title
-        if group.get_left()[0] > title.get_right()[0]:
-            return group
-        return self.keep_below(group, title.get_bottom()[1] - TITLE_BUFF)
-
-    @staticmethod
     def keep_below(group: Mobject, top: float) -> Mobject:
         """Move ``group`` down so that its top is no higher than ``top``, shrinking it if the room down
         to the frame's bottom runs out."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from manim import DOWN, LEFT, PI, RIGHT, UP, Line, Square, Text, VGroup, interpolate_color
+from manim import DOWN, LEFT, PI, RIGHT, Line, Square, Text, VGroup
 
 from scenes.mobjects.nodes import label
 from scenes.theme import OUTLINE_WIDTH, SMALL, role_colour, value_colour
@@ -71,50 +71,6 @@ class HeatGrid(VGroup):
                 square.set_fill(opacity=opacity)
         self.frame.set_stroke(opacity=opacity)
         return self
-
-
-class WeightGrid(VGroup):
-    """Attention weights as a grid: a row per querying word, a column per word looked at, each cell
-    as bright as its weight, with its number written in where ``numbers`` (made by the caller, row
-    by row) has one, shrunk to fit the cell. ``causal``: the cells above the diagonal (later words)
-    are masked: dark and empty."""
-
-    def __init__(self, weights: Sequence[Sequence[float]], row_words: Sequence[str], column_words: Sequence[str],
-                 numbers: Sequence[Sequence[Text | None]], cell: float = 0.6, word_size: float = 18,
-                 causal: bool = False, **kwargs):
-        super().__init__(**kwargs)
-        self.cells, self.rows = VGroup(), []
-        for i, row in enumerate(weights):
-            cells = VGroup()
-            for j, weight in enumerate(row):
-                square = Square(cell, stroke_width=1, stroke_color=role_colour("background"),
-                                fill_color=interpolate_color(role_colour("neutral"), role_colour("highlight"), weight),
-                                fill_opacity=0.25 if causal and j > i else 1)
-                square.move_to(RIGHT * j * cell + DOWN * i * cell)
-                written = numbers[i][j]
-                cells.add(VGroup(square, fitted(written, 0.78 * cell).move_to(square)) if written is not None
-                          else square)
-            self.rows.append(cells)
-            self.cells.add(cells)
-        self.row_labels = VGroup(*(shorter(label(w, word_size), 0.9 * cell).next_to(self.cells[i], LEFT, buff=0.15)
-                                   for i, w in enumerate(row_words)))
-        self.column_labels = VGroup(*(text.next_to(self.cells[0][j], UP, buff=0.15)
-                                      for j, text in enumerate(column_labels(column_words, word_size, cell))))
-        self.add(self.cells, self.row_labels, self.column_labels)
-
-    def cell(self, i: int, j: int):
-        return self.rows[i][j]
-
-
-NUMBERED_CELL = 0.45  # smallest cell that holds a legible weight (0.99 at 15 pt is 0.38 wide)
-
-
-def written_cells(weights: Sequence[Sequence[float]], cell: float, causal: bool = False) -> list[list[bool]]:
-    """Which cells of a weight grid get their number: every unmasked one when a cell holds a legible
-    number, otherwise (a long sentence) only each row's largest weight."""
-    peaks = row_peaks(weights, causal)
-    return [[not (causal and j > i) and (cell >= NUMBERED_CELL or j == peaks[i]) for j in range(len(row))]
-            for i, row in enumerate(weights)]
 
 
 def row_peaks(weights: Sequence[Sequence[float]], causal: bool = False) -> list[int]:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, Dot, FadeIn, FadeOut, LaggedStart, Mobject, Succession, VGroup
+from manim import RIGHT, UP, AnimationGroup, FadeIn, VGroup
 
 from scenes.mobjects.nodes import Connections, NodeLayer, label
-from scenes.theme import SMALL, role_colour
 
 
 class NetworkCopy(VGroup):
@@ -57,20 +56,6 @@ class NetworkCopy(VGroup):
         return AnimationGroup(*(edges.flow() for edges in self.edges.values()))
 
 
-def multiply_pairs(query: NodeLayer, key: NodeLayer, products: Sequence[Mobject], total: Mobject,
-                   run_time: float = 2.0) -> Succession:
-    """q·k: each Query/Key node pair flies into its product, then the products' sum appears.
-
-    ``products`` (one text per pair) and ``total`` are placed by the caller, which knows the numbers.
-    """
-    pairs = [VGroup(query.node(i).copy(), key.node(i).copy()) for i in range(len(products))]
-    return Succession(
-        AnimationGroup(*(pair.animate.move_to(text).scale(0.3).set_opacity(0) for pair, text in zip(pairs, products)),
-                       LaggedStart(*(FadeIn(text) for text in products), lag_ratio=0.15), run_time=run_time),
-        FadeIn(total, shift=0.3 * RIGHT),
-    )
-
-
 def scale_group(group: NodeLayer, weight: float, run_time: float = 1.2) -> AnimationGroup:
     """A weight multiplies a value group: each node shrinks and fades to its share (0..1)."""
     return AnimationGroup(*(node.animate.scale(max(weight, 0.1)).set_fill(opacity=max(weight, 0.2))
@@ -84,15 +69,3 @@ def weighed(group: NodeLayer, weight: float) -> NodeLayer:
     return group
 
 
-def add_groups(groups: Sequence[NodeLayer], total: NodeLayer, run_time: float = 2.0) -> AnimationGroup:
-    """Weighted value groups fly into one group that holds their sum."""
-    movers = [group.nodes.copy() for group in groups]
-    return AnimationGroup(*(FadeOut(mover, target_position=total.nodes) for mover in movers),
-                          FadeIn(total, scale=1.3), run_time=run_time)
-
-
-def legend(names: dict[str, str], size: float = SMALL) -> VGroup:
-    """A dot in each role's colour beside its name ({role: name}), stacked."""
-    rows = VGroup(*(VGroup(Dot(radius=0.07, color=role_colour(role)), label(name, size, role)).arrange(RIGHT, buff=0.12)
-                    for role, name in names.items()))
-    return rows.arrange(DOWN, buff=0.12, aligned_edge=LEFT)
