@@ -102,7 +102,7 @@ def test_frame_use_counts_the_cells_that_differ_from_the_background():
     assert measure.used_share(frame) == 0
 
 
-def test_the_visual_language_page_draws_in_both_themes(monkeypatch):
+def test_the_visual_language_page_draws_in_both_themes(scene_trace, default_trace, monkeypatch):
     from manim import tempconfig
 
     from scenes.visual_language import VisualLanguage
@@ -114,3 +114,7 @@ def test_the_visual_language_page_draws_in_both_themes(monkeypatch):
             scene.render()
         colours = {str(part.get_stroke_color()) for m in scene.mobjects for part in m.get_family()}
         assert {str(role_colour(role)) for role in ROLES} <= colours
+        query = len(default_trace["tokens"]) - 2  # its vector is the Trace's Query of that word
+        values = default_trace["attention"]["queries"][query]
+        (column,) = [part for m in scene.mobjects for part in m.get_family() if isinstance(part, VectorColumn)]
+        assert [column.entry(i).text for i in range(len(values))] == [f"{v:.2f}" for v in values]
