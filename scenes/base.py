@@ -9,8 +9,9 @@ from contextlib import contextmanager
 from manim import (DOWN, UL, UP, FadeIn, FadeOut, ManimColor, Mobject, MovingCameraScene, Rectangle, Text, VGroup,
                    config)
 
-from scenes import source
+from scenes import source, voice
 from scenes.mobjects import fitted, label, number
+from scenes.script import line_name
 from scenes.strings import text
 from scenes.theme import HEADING, LABEL, SMALL, TITLE, role_colour, theme
 
@@ -119,14 +120,27 @@ class ExplainerScene(MovingCameraScene):
         """The step's number and name: "03-flow" for the third step, narrated by "ch04.flow"."""
         return f"{len(self.spoken) + 1:02d}-{name.split('.')[-1]}"
 
+    @property
+    def chapter_number(self) -> int:
+        return int(self.chapter_key.removeprefix("ch"))
+
     @contextmanager
     def narration(self, name: str, **values):
-        """Narrate a step: its line becomes a subcaption spanning the step, held long enough to read."""
+        """Narrate a step: its line is spoken (when the render has a voice) and becomes a subcaption
+        spanning the step; the step lasts until the speech and a pause are over, or, silent, long
+        enough to read the line."""
         line = self.say(name, **values)
         self.begin_step(name, line)
         start = self.time
+        numbered = line_name(self.chapter_number, len(self.spoken) + 1)
+        speech = voice.speak(numbered, line, self.lang)
+        if speech is not None:
+            voice.note_timeline(numbered, start, speech)
         yield line
-        needed = max(MIN_LINE_SECONDS, len(line) / CHARACTERS_PER_SECOND[self.lang])
+        if speech is None:
+            needed = max(MIN_LINE_SECONDS, len(line) / CHARACTERS_PER_SECOND[self.lang])
+        else:
+            needed = max(MIN_LINE_SECONDS, speech.seconds + voice.PAUSE_SECONDS)
         elapsed = self.time - start
         if elapsed < needed:
             self.wait(needed - elapsed)

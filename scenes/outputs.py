@@ -10,6 +10,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from scenes import soundtrack
 from scenes.theme import Theme
 
 
@@ -40,9 +41,15 @@ def join_clips(clips: list[Path], chapters: list[dict], target: Path, work: Path
                   f"title={chapter['title']}"]
         start = end
     metadata.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    sound = []
+    if any(soundtrack.has_sound(clip) for clip in clips):  # one continuous track, laid sample-exact
+        track = work / "explainer-track.wav"
+        soundtrack.joined_track(clips, [c["duration"] for c in chapters], track)
+        sound = ["-i", str(track), "-map", "0:v", "-map", "2:a", *soundtrack.AUDIO_CODECS[target.suffix.lstrip(".")],
+                 "-shortest"]
     subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "concat", "-safe", "0", "-i", str(listing),
-                    "-i", str(metadata), "-map_metadata", "1", "-map_chapters", "1", "-c", "copy", str(target)],
-                   check=True)
+                    "-i", str(metadata), *sound, "-map_metadata", "1", "-map_chapters", "1", "-c:v", "copy",
+                    str(target)], check=True)
 
 
 SHEET_COLUMNS = 4
@@ -95,16 +102,22 @@ def ass_colour(hex_colour: str) -> str:
     return f"&H00{hex_colour[5:7]}{hex_colour[3:5]}{hex_colour[1:3]}".upper()
 
 
-def stage_sections(sections: Path, folder: Path) -> None:
-    """A chapter's section clips, named by step, with index.json: [{name, file, duration}]."""
+def stage_sections(sections: Path, folder: Path, track: Path | None = None) -> None:
+    """A chapter's section clips, named by step, with index.json: [{name, file, duration}]; each with
+    its stretch of the chapter's sound ``track``, if it has one."""
     folder.mkdir()
     listing = json.loads(next(sections.glob("*.json")).read_text(encoding="utf-8"))
-    index = []
+    index, start = [], 0.0
     for number, section in enumerate(listing, start=1):
         source = sections / section["video"]
         name = f"{number:02d}-{section['name'].split('-', 1)[-1]}{source.suffix}"
-        shutil.copy(source, folder / name)
-        index.append({"name": section["name"], "file": name, "duration": float(section["duration"])})
+        duration = float(section["duration"])
+        if track is None:
+            shutil.copy(source, folder / name)
+        else:
+            soundtrack.with_sound(source, track, folder / name, start, duration)
+        start += duration
+        index.append({"name": section["name"], "file": name, "duration": duration})
     (folder / "index.json").write_text(json.dumps({"sections": index, "duration": sum(s["duration"] for s in index)},
                                                   ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 

@@ -31,7 +31,7 @@ from pathlib import Path
 from model.cli import USAGE_ERROR, Parser, UsageError, language, sentence_and_language
 from model.console import interrupt, say
 from model.files import sentence_folder
-from scenes import subtitles
+from scenes import soundtrack, subtitles, voice
 from scenes.chapters import BY_NUMBER, CHAPTERS, Chapter
 from scenes.outputs import (burn_subtitles, contact_sheet, file_digest, frames, join_clips, key_frame, make_gif,
                             probe, stage_sections)
@@ -60,7 +60,8 @@ class RenderError(RuntimeError):
 
 def parser() -> argparse.ArgumentParser:
     p = Parser(prog="render.sh", description="Render the attention explainer. Other commands: "
-               "./render.sh slides (these flags, and a slide deck), list (the chapters), trace and train (see their --help), "
+               "./render.sh slides (these flags, and a slide deck), list (the chapters), script (the narration to record), "
+               "trace and train (see their --help), "
                "setup (install only), test (pytest; arguments go to it).")
     p.add_argument("--sentence", help="the sentence; its last word is the one predicted (default: 猫喜欢抓老鼠)")
     p.add_argument("--corpus", help="your own corpus: one sentence per line, words separated by spaces")
@@ -78,6 +79,9 @@ def parser() -> argparse.ArgumentParser:
                    "with an index (mp4, webm, mov)")
     p.add_argument("--slides", action="store_true", help="also a slide deck (slides/explainer.html) that plays "
                    "offline in a browser, a slide per step, the narration as speaker notes")
+    p.add_argument("--voice", help="tts: narrated by the offline voice for the language (default where the set-up "
+                   "installed it); none: silent; or a folder of your recordings, one per line (see ./render.sh script). "
+                   "gif and png have no sound")
     p.add_argument("--out", help="output folder (default: out/<sentence>/<lang>-<quality>)")
     p.add_argument("--jobs", default=str(os.cpu_count() or 1), help="chapters rendered at once (default: cores)")
     p.add_argument("--preset", default=DEFAULT_PRESET, help=f"libx264 preset for mp4 (default {DEFAULT_PRESET}: "
@@ -101,6 +105,7 @@ class Request:
     burn_subtitles: bool = False
     sections: bool = False
     slides: bool = False
+    voice: str = "none"  # "tts", "none" or the folder of a teacher's recordings
 
 
 def request_from(args) -> Request:
@@ -124,7 +129,27 @@ def request_from(args) -> Request:
     check_output_folder(out, args.out)
     return Request(sentence, args.corpus, lang, args.quality, chapters_from(args.chapters),
                    args.format, args.transparent, out, jobs, args.theme, args.preset, args.subtitles == "burn",
-                   args.sections, args.slides)
+                   args.sections, args.slides, voice_from(args.voice, args.format, lang))
+
+
+def voice_from(value: str | None, format: str, lang: str) -> str:
+    """What --voice asks for: "tts", "none" or a folder's absolute path. Left out, the voice is tts where
+    the set-up installed the engine for ``lang`` and the format has sound, else none."""
+    if value is None:
+        return "tts" if format in VIDEO_FORMATS and voice.installed(lang) else "none"
+    if value == "none":
+        return value
+    if format not in VIDEO_FORMATS:
+        raise UsageError(f"--format {format} has no sound: use --format mp4, webm or mov for --voice {value}")
+    if value == "tts":
+        if not voice.installed(lang):
+            raise UsageError(f"the {lang} voice is not installed: run ./render.sh setup, or use --voice none")
+        return value
+    folder = Path(value)
+    if not folder.is_dir():
+        raise UsageError(f"--voice {value}: no such folder; give tts, none or a folder of recordings "
+                         "(./render.sh script writes the lines to record)")
+    return str(folder.absolute())
 
 
 def check_output_options(args) -> None:
@@ -274,7 +299,8 @@ def drawing_sources(chapter: Chapter) -> list[Path]:
     """The code that draws a chapter: its own module and everything the chapters share, not the
     other chapters' modules nor the pipeline. Editing one chapter redraws only that chapter."""
     others = {c.path for c in CHAPTERS if c is not chapter}
-    pipeline = {PROJECT / "scenes" / name for name in ("render.py", "outputs.py", "slides.py", "subtitles.py")}
+    pipeline = {PROJECT / "scenes" / name for name in ("render.py", "outputs.py", "slides.py", "subtitles.py",
+                                                       "soundtrack.py", "mandarin_voice.py")}
     return [p for p in sorted((PROJECT / "scenes").rglob("*.py")) if p not in others | pipeline]
 
 
@@ -282,8 +308,17 @@ def chapter_key(chapter: Chapter, request: Request, trace: dict) -> str:
     """What a chapter's clip depends on: reused when unchanged, redrawn otherwise."""
     sources = b"".join(p.read_bytes() for p in drawing_sources(chapter))
     parts = [trace["hash"], request.quality, request.format, str(request.transparent), request.theme, request.preset,
-             str(request.burn_subtitles), str(request.sections), chapter.slug, hashlib.sha256(sources).hexdigest()]
+             str(request.burn_subtitles), str(request.sections), chapter.slug, hashlib.sha256(sources).hexdigest(),
+             voice_key(chapter, request)]
     return hashlib.sha256("|".join(parts).encode()).hexdigest()
+
+
+def voice_key(chapter: Chapter, request: Request) -> str:
+    """What a chapter's sound depends on: the engine and its voice, or the chapter's recordings."""
+    if request.voice in ("none", "tts"):
+        return request.voice if request.voice == "none" else voice.voice_id(request.lang)
+    recordings = sorted(Path(request.voice).glob(f"{chapter.number:02d}-*"))
+    return hashlib.sha256(b"".join(p.name.encode() + p.read_bytes() for p in recordings if p.is_file())).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -291,6 +326,7 @@ class Rendered:
     clip: Path
     srt: Path | None
     sections: Path | None  # Manim's folder of section clips and their index, with --sections
+    timeline: list[dict]  # the lines the scene spoke and where (none when silent)
     seconds: float  # wall time of the chapter's Manim process
     peak_memory_mb: float  # its largest resident memory
 
@@ -337,9 +373,11 @@ def render_chapter(chapter: Chapter, request: Request, trace_path: Path, work: P
     # As slides, the chapter's class comes from scenes/slides.py, which makes each one a manim-slides Slide.
     source = PROJECT / "scenes" / "slides.py" if request.slides else chapter.path
     command += [str(source), scene_name(chapter, request)]
+    spoken = work / f"{chapter.slug}.voice"
     env = {**os.environ, "ATTENTION_TRACE": str(trace_path),
            "ATTENTION_THEME": request.theme, "ATTENTION_PROGRESS": str(progress_file(work, chapter)),
-           "ATTENTION_SLIDES": str(work / "slides")}
+           "ATTENTION_SLIDES": str(work / "slides"), "ATTENTION_VOICE": voice_source(request, work),
+           "ATTENTION_VOICE_TIMELINE": str(spoken)}
     started = time.monotonic()
     code, out, err, peak = run_measured(command, PROJECT, env, work / f"{chapter.slug}-logs")
     seconds = time.monotonic() - started
@@ -350,7 +388,13 @@ def render_chapter(chapter: Chapter, request: Request, trace_path: Path, work: P
         raise RenderError(f"chapter {chapter.number} failed to render:\n{tail}")
     srt = clips[0].with_suffix(".srt")
     sections = clips[0].parent / "sections"
-    return Rendered(clips[0], srt if srt.exists() else None, sections if request.sections else None, seconds, peak)
+    return Rendered(clips[0], srt if srt.exists() else None, sections if request.sections else None,
+                    soundtrack.timeline(spoken), seconds, peak)
+
+
+def voice_source(request: Request, work: Path) -> str:
+    """ATTENTION_VOICE for the scenes: the recordings prepared in the work folder, or tts, or none."""
+    return request.voice if request.voice in ("none", "tts") else str(work / "recordings")
 
 
 def progress_file(work: Path, chapter: Chapter) -> Path:
@@ -522,6 +566,10 @@ def run(request: Request) -> Path:
         problem = undrawable(trace["tokens"])
         if problem:
             raise UsageError(problem)
+        if request.voice not in ("none", "tts"):  # every recording checked before anything is written
+            say(f"checking the recordings in {request.voice}")
+            lines = script_lines(request.chapters, work / "trace.json", work, request.jobs)
+            soundtrack.prepare_recordings(Path(request.voice), lines, work / "recordings")
         with output_lock(request.out):
             sweep_leftovers(request.out)
             old = previous_chapters(request.out)
@@ -539,6 +587,10 @@ def run(request: Request) -> Path:
                 publish(staging, request.out)
             finally:
                 shutil.rmtree(staging, ignore_errors=True)
+    spoken = [line for done in rendered.values() for line in done.timeline]
+    if request.voice == "tts" and spoken:
+        made = sum(line["synthesized"] for line in spoken)
+        say(f"voice: {made} lines synthesized, {len(spoken) - made} from the cache")
     say(f"done in {time.monotonic() - started:.0f}s: {request.out}")
     for entry in entries:
         say(f"  {entry['file']}  {entry['duration']:.1f}s")
@@ -552,7 +604,12 @@ def stage(request, trace, rendered, old, keys, staged: Path, work: Path) -> list
         clip_name = chapter.slug if request.format == "png" else f"{chapter.slug}.{request.format}"
         if chapter.slug in rendered:
             done = rendered[chapter.slug]
-            clip = done.clip
+            clip, track = done.clip, None
+            if done.timeline:
+                track = work / f"{chapter.slug}-track.wav"
+                soundtrack.chapter_track(done.timeline, probe(clip)["duration"], track)
+                clip = work / f"{chapter.slug}-voiced{clip.suffix}"
+                soundtrack.with_sound(done.clip, track, clip)
             if request.format == "png":
                 frames(clip, staged / clip_name)
             elif request.format == "gif":
@@ -564,7 +621,7 @@ def stage(request, trace, rendered, old, keys, staged: Path, work: Path) -> list
             if done.srt:
                 shutil.copy(done.srt, staged / f"{chapter.slug}.srt")
             if done.sections:
-                stage_sections(done.sections, staged / f"{chapter.slug}-sections")
+                stage_sections(done.sections, staged / f"{chapter.slug}-sections", track)
             facts = probe(staged / clip_name if request.format == "gif" else clip) | {
                 "sha256": file_digest(staged / clip_name), "render_seconds": round(done.seconds, 2),
                 "peak_memory_mb": round(done.peak_memory_mb, 1)}
@@ -593,10 +650,73 @@ def stage(request, trace, rendered, old, keys, staged: Path, work: Path) -> list
                 "trace_hash": trace["hash"], "chapters": entries,
                 "explainer": f"explainer.{request.format}" if request.format in VIDEO_FORMATS else None,
                 "slides": "slides/explainer.html" if request.slides else None, "theme": request.theme,
+                "voice": voice_facts(request, rendered),
                 "duration": sum(e["duration"] for e in entries)}
     (staged / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False, indent=1) + "\n",
                                           encoding="utf-8")
     return entries
+
+
+def voice_facts(request: Request, rendered: dict[str, Rendered]) -> dict:
+    """What the manifest says of the voice: where it came from, and how many lines this render
+    synthesized (0 when every line came from the cache)."""
+    if request.voice == "none":
+        return {"source": "none"}
+    spoken = [line for done in rendered.values() for line in done.timeline]
+    facts = {"source": "tts", "engine": voice.ENGINES[request.lang].id} if request.voice == "tts" else {
+        "source": "recordings", "folder": request.voice}
+    return facts | {"lines_rendered": len(spoken), "synthesized": sum(line["synthesized"] for line in spoken)}
+
+
+def script_lines(chapters: tuple[Chapter, ...] | list[Chapter], trace_path: Path, work: Path, jobs: int) -> list:
+    """The chapters' narration (scenes.script, one process per core, each on a share of the chapters)."""
+    from scenes.script import Line
+
+    shares = [chapters[i::jobs] for i in range(min(jobs, len(chapters)))]
+    commands = [[sys.executable, "-m", "scenes.script", "--trace", str(trace_path), "--chapters",
+                 ",".join(str(c.number) for c in share), "--out", str(work / f"lines-{i}.json")]
+                for i, share in enumerate(shares)]
+    processes = [subprocess.Popen(command, cwd=PROJECT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                 for command in commands]
+    for process in processes:
+        _, errors = process.communicate()
+        if process.returncode != 0:
+            raise RenderError(f"reading the narration failed:\n{errors.strip()[-2000:]}")
+    lines = [Line(**line) for i in range(len(shares))
+             for line in json.loads((work / f"lines-{i}.json").read_text(encoding="utf-8"))]
+    return sorted(lines, key=lambda line: line.name)
+
+
+def write_script(argv: list[str]) -> None:
+    """./render.sh script [--sentence … --lang … --corpus … --chapters …] --out DIR: the narration of that
+    render, a file per line (05-03.txt) and lines.tsv (name, tab, line), for a teacher to record."""
+    p = Parser(prog="render.sh script", description="Write the narration of a render, one file per line "
+               "(e.g. 05-03.txt, chapter 5's third line) and lines.tsv, to record as 05-03.wav (or .flac, .mp3, .m4a) "
+               "and render with --voice DIR.")
+    for flag in ("--sentence", "--corpus", "--lang", "--chapters"):
+        p.add_argument(flag, help=f"as for ./render.sh {flag}")
+    p.add_argument("--out", required=True, help="the folder to write the lines into (your recordings go beside them)")
+    args = p.parse_args(argv)
+    sentence, lang = sentence_and_language(args.sentence, args.lang, args.corpus)
+    if args.corpus is not None and not Path(args.corpus).is_file():
+        raise UsageError(f"cannot read corpus {args.corpus}: no such file")
+    out = Path(args.out).absolute()
+    check_output_folder(out, args.out)
+    with tempfile.TemporaryDirectory(prefix=f"{WORK_PREFIX}{os.getpid()}-") as tmp:
+        work = Path(tmp)
+        say(f"building the trace for {sentence!r}")
+        build_trace(Request(sentence, args.corpus, lang, "l", (), "mp4", False, out, 1), work)
+        chapters = chapters_from(args.chapters)
+        say(f"reading the narration of {len(chapters)} chapters")
+        lines = script_lines(chapters, work / "trace.json", work, os.cpu_count() or 1)
+    out.mkdir(parents=True, exist_ok=True)
+    for name, content in [(f"{line.name}.txt", line.text + "\n") for line in lines] + [
+            ("lines.tsv", "".join(f"{line.name}\t{line.text}\n" for line in lines))]:
+        temporary = out / f".{name}.{os.getpid()}"
+        temporary.write_text(content, encoding="utf-8")
+        os.replace(temporary, out / name)
+    say(f"wrote {len(lines)} lines to {out}: record each as <name>.wav (or .flac, .mp3, .m4a) beside it, then "
+        f"./render.sh --voice {out}")
 
 
 def list_chapters(argv: list[str]) -> None:
@@ -614,6 +734,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if argv[:1] == ["list"]:
             list_chapters(argv[1:])
+            return 0
+        if argv[:1] == ["script"]:
+            write_script(argv[1:])
             return 0
         run(request_from(parser().parse_args(argv)))
     except UsageError as error:
