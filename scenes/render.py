@@ -622,6 +622,8 @@ def stage(request, trace, rendered, old, keys, staged: Path, work: Path) -> list
                 shutil.copy(done.srt, staged / f"{chapter.slug}.srt")
             if done.sections:
                 stage_sections(done.sections, staged / f"{chapter.slug}-sections", track)
+            if request.slides and track:
+                soundtrack.slides_with_sound(work / "slides", scene_name(chapter, request), track)
             facts = probe(staged / clip_name if request.format == "gif" else clip) | {
                 "sha256": file_digest(staged / clip_name), "render_seconds": round(done.seconds, 2),
                 "peak_memory_mb": round(done.peak_memory_mb, 1)}

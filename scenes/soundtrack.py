@@ -92,6 +92,23 @@ def with_sound(clip: Path, track: Path, target: Path, start: float = 0.0, durati
                     str(target)], check=True)
 
 
+def slides_with_sound(deck_files: Path, scene: str, track: Path) -> None:
+    """A chapter's slides (manim-slides' <scene>.json in ``deck_files`` and the videos it names, one
+    after another in time) each given its stretch of the chapter's sound, in place."""
+    from scenes.outputs import probe
+
+    config = json.loads((deck_files / f"{scene}.json").read_text(encoding="utf-8"))
+    start = 0.0
+    for slide in config["slides"]:
+        video = Path(slide["file"])
+        video = video if video.is_absolute() else deck_files / video
+        duration = probe(video)["duration"]
+        voiced = video.with_name(f"voiced-{video.name}")
+        with_sound(video, track, voiced, start, duration)
+        voiced.replace(video)
+        start += duration
+
+
 def has_sound(clip: Path) -> bool:
     result = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "a", "-show_entries", "stream=index",
                              "-of", "csv=p=0", str(clip)], capture_output=True, text=True, check=True)

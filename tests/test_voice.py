@@ -116,11 +116,13 @@ def test_each_voice_speaks_a_line_once_then_finds_it_in_the_cache(lang, line, tm
 
 
 def audio_and_video_seconds(clip: Path) -> tuple[float, float]:
-    result = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "stream=codec_type,duration", "-of", "json",
-                             str(clip)], capture_output=True, text=True, check=True)
-    streams = {s["codec_type"]: float(s["duration"]) for s in json.loads(result.stdout)["streams"]
-               if s["codec_type"] in ("audio", "video")}
-    return streams["audio"], streams["video"]
+    """How long the sound lasts (its decoded samples) and the picture (its frames at its frame rate)."""
+    result = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-count_packets", "-show_entries",
+                             "stream=nb_read_packets,r_frame_rate", "-of", "json", str(clip)],
+                            capture_output=True, text=True, check=True)
+    video = json.loads(result.stdout)["streams"][0]
+    numerator, denominator = video["r_frame_rate"].split("/")
+    return len(decoded(clip)) / SAMPLE_RATE, int(video["nb_read_packets"]) * int(denominator) / int(numerator)
 
 
 def speech_onsets(clip: Path, quiet_seconds: float = 0.3) -> np.ndarray:
