@@ -10,9 +10,9 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, FadeOut, FadeTransform,
 
 from scenes.base import LEFT_MARGIN, RIGHT_MARGIN, ExplainerScene
 from scenes.math import formula
-from scenes.mobjects import VectorColumn, emphasise, label, row_peaks, tag
+from scenes.mobjects import VectorColumn, emphasise, label, row_peaks
 from scenes.mobjects.patterns import AttentionPattern, pattern_cell, pattern_numbers
-from scenes.theme import HEADING, LABEL, SMALL, role_colour
+from scenes.theme import HEADING, LABEL, SMALL, TITLE, role_colour
 
 TOP = 2.9  # the grids' top: clear of the title's band
 BOTTOM = -3.1  # above the recap's band
@@ -21,6 +21,9 @@ WIDTH = RIGHT_MARGIN - LEFT_MARGIN
 GAP = 0.5  # between grids side by side
 TAGS = 1.5  # under each grid side by side: its behaviour and two measured lines
 SIDE_TAGS = 4.4  # right of a grid shown alone: the same, beside it
+ONE_HEAD_CELL = 1.55  # the one-head grid's largest cell: its rows fill the picture's height
+OUTPUT_SIZE = TITLE  # the heads' outputs and their projection, the chapter's last picture
+COLUMN_GAP = 0.7  # between the heads' output columns
 
 
 class MultiHead(ExplainerScene):
@@ -46,10 +49,10 @@ class MultiHead(ExplainerScene):
         return AttentionPattern(weights, tokens, tokens, numbers, cell, inside, causal=True,
                                 keep=[self.query, *row_peaks(weights, True)[self.query:self.query + 1]], pitch=pitch)
 
-    def alone(self, name: str, weights, largest: float = 1.1) -> AttentionPattern:
-        """A pattern alone at the left, room for its tags beside it."""
+    def alone(self, name: str, weights, largest: float = 1.1, room: float = SIDE_TAGS) -> AttentionPattern:
+        """A pattern alone at the left, ``room`` for its tags beside it."""
         tokens = self.trace["tokens"]
-        cell, pitch, inside = pattern_cell(len(tokens), len(tokens), WIDTH - SIDE_TAGS, TOP - LOW, tokens,
+        cell, pitch, inside = pattern_cell(len(tokens), len(tokens), WIDTH - room, TOP - LOW, tokens,
                                            largest=largest)
         grid = self.pattern(name, weights, cell, inside, pitch)
         grid.next_to([LEFT_MARGIN, 0, 0], RIGHT, buff=0)
@@ -57,10 +60,12 @@ class MultiHead(ExplainerScene):
 
     def one_head(self):
         self.title = self.show_title()
-        self.single = self.alone("one head", self.trace["attention"]["weights"], largest=1.4)
-        self.single_tag = VGroup(self.word("ch10.one_head", HEADING, "highlight"),
-                                 formula(r"\mathrm{softmax}\left(\frac{QK^\top}{\sqrt{d_k}}\right)", size=HEADING),
-                                 self.word("ch10.one_set", LABEL, "muted")).arrange(DOWN, aligned_edge=LEFT, buff=0.3)
+        self.single_tag = VGroup(self.word("ch10.one_head", TITLE, "highlight"),
+                                 formula(r"\mathrm{softmax}\left(\frac{QK^\top}{\sqrt{d_k}}\right)", size=TITLE),
+                                 self.word("ch10.one_set", HEADING, "muted"))
+        self.single_tag.arrange(DOWN, aligned_edge=LEFT, buff=0.45)
+        self.single = self.alone("one head", self.trace["attention"]["weights"], largest=ONE_HEAD_CELL,
+                                 room=max(SIDE_TAGS, self.single_tag.width + 0.6))
         self.single_tag.next_to(self.single, RIGHT, buff=0.6)
         # a short sentence's grid and its name stand in the middle; a long one's fill the width
         VGroup(self.single, self.single_tag).shift(
@@ -89,9 +94,9 @@ class MultiHead(ExplainerScene):
             else:
                 name.next_to(grid, RIGHT, buff=0.6).align_to(grid.cells, UP)
         with self.narration("ch10.heads", heads=count):
-            if self.side:
-                self.play(FadeOut(self.single_tag), FadeTransform(self.single, self.grids[0]))
-                self.play(*(FadeIn(g, shift=0.3 * LEFT) for g in self.grids[1:]), FadeIn(self.names))
+            if self.side:  # in one movement, the picture never half empty
+                self.play(FadeOut(self.single_tag), FadeTransform(self.single, self.grids[0]),
+                          *(FadeIn(g, shift=0.3 * LEFT) for g in self.grids[1:]), FadeIn(self.names), run_time=1.4)
             else:
                 self.play(FadeOut(self.single_tag), FadeTransform(self.single, self.grids[0]),
                           FadeIn(self.names[0], shift=0.2 * LEFT))
@@ -130,48 +135,65 @@ class MultiHead(ExplainerScene):
                 self.play(FadeIn(tags[after], shift=0.2 * LEFT))
 
     def outputs(self) -> VGroup:
-        """Each head's output for the word: a column of its real numbers, named beside it."""
+        """Each head's output for the word: a column of its real numbers, its name over it and, when
+        they stand side by side in the left half, what the head looks at under it."""
         multi = self.trace["multi_head"]
-        columns = VGroup()
+        heads = VGroup()
         for h, out in enumerate(multi["outputs"]):
-            entries = [self.shown(f"output {h} {i}", v, 2, LABEL) for i, v in enumerate(out[self.query])]
-            columns.add(VectorColumn(out[self.query], "value", size=LABEL, entries=entries))
-        columns.arrange(RIGHT, buff=0.4)
-        names = VGroup(*(label(self.say("head", n=h + 1), LABEL, "value").next_to(c, UP, buff=0.2)
-                         for h, c in enumerate(columns)))
-        return VGroup(columns, names)
+            entries = [self.shown(f"output {h} {i}", v, 2, OUTPUT_SIZE) for i, v in enumerate(out[self.query])]
+            column = VectorColumn(out[self.query], "value", size=OUTPUT_SIZE, entries=entries)
+            name = label(self.say("head", n=h + 1), HEADING, "value").next_to(column, UP, buff=0.2)
+            looks = self.word(f"looks.{multi['heads'][h]['looks_at']}", LABEL, "highlight")
+            heads.add(VGroup(column, name, looks.next_to(column, DOWN, buff=0.25)))
+        if heads.arrange(RIGHT, buff=COLUMN_GAP, aligned_edge=UP).width > WIDTH / 2:
+            for head in heads:  # a long behaviour's name would push the columns apart: left out
+                head.remove(head[2])
+            heads.arrange(RIGHT, buff=COLUMN_GAP, aligned_edge=UP)
+        return heads
 
     def concatenate_outputs(self):
+        """The grids give way to each head's output for the word (with what the head looks at), whose
+        numbers then travel into one tall column."""
         multi, tokens = self.trace["multi_head"], self.trace["tokens"]
-        self.clear_stage()
         self.heads = self.outputs()
-        word = label(self.say("ch10.outputs_for", word=tokens[self.query]), LABEL, "value")
-        self.left = VGroup(word, self.heads).arrange(DOWN, buff=0.4)
-        self.left.next_to([LEFT_MARGIN, 0, 0], RIGHT, buff=0).set_y(0.2)
+        for size in (HEADING, LABEL, SMALL):  # no wider than the columns it names, if it can be
+            word = label(self.say("ch10.outputs_for", word=tokens[self.query]), size, "value")
+            if word.width <= self.heads.width:
+                break
+        self.left = VGroup(word, self.heads).arrange(DOWN, buff=0.4, aligned_edge=LEFT)
+        self.left.next_to([LEFT_MARGIN, 0, 0], RIGHT, buff=0).set_y((TOP + BOTTOM) / 2)
         joined = [v for out in multi["outputs"] for v in out[self.query]]
         self.joined = VectorColumn(joined, "value", row_gap=0.03)
-        self.joined.next_to(self.left, RIGHT, buff=0.9).set_y(0.15)
-        self.joined_name = tag(self.joined, self.say("concatenated"), "value", DOWN, SMALL, buff=0.1)
+        self.joined_name = label(self.say("concatenated"), LABEL, "value")
+        VGroup(self.joined, self.joined_name).arrange(DOWN, buff=0.15).next_to(self.left, RIGHT, buff=1.0)
+        VGroup(self.joined, self.joined_name).set_y((TOP + BOTTOM) / 2)
+        leaving = [m for m in self.mobjects if m is not self.title]
         d_k = multi["config"]["d_k"]
         with self.narration("ch10.concat"):
-            self.play(FadeIn(word), *(c.create() for c in self.heads[0]), FadeIn(self.heads[1]))
-            self.play(*(TransformFromCopy(column.rows, VGroup(*self.joined.rows[h * d_k:(h + 1) * d_k]))
-                        for h, column in enumerate(self.heads[0])),
-                      FadeIn(self.joined.brackets), FadeIn(self.joined_name), run_time=1.6)
+            self.play(*(FadeOut(m) for m in leaving), FadeIn(word),
+                      *(head[0].create() for head in self.heads), *(FadeIn(VGroup(*head[1:])) for head in self.heads),
+                      FadeIn(self.joined.brackets), FadeIn(self.joined_name))  # the column waits, empty
+            self.play(*(TransformFromCopy(head[0].rows, VGroup(*self.joined.rows[h * d_k:(h + 1) * d_k]))
+                        for h, head in enumerate(self.heads)), run_time=1.6)
 
     def project_into_one(self):
         """The real projection: the concatenated column becomes the one group the next layers get."""
         combined_values = self.trace["multi_head"]["combined"][self.query]
-        entries = [self.shown(f"combined {i}", v, 2, LABEL) for i, v in enumerate(combined_values)]
-        combined = VectorColumn(combined_values, "output", size=LABEL, entries=entries)
-        name = tag(combined, self.say("projected"), "output", DOWN, LABEL)
-        # half way between the concatenation and the right margin, its name under it inside the margin
-        width = max(combined.width, name.width)
-        centre = min((self.joined.get_right()[0] + RIGHT_MARGIN) / 2, RIGHT_MARGIN - width / 2)
-        combined.move_to([centre, self.joined.get_y(), 0])
-        name.next_to(combined, DOWN, buff=0.2)
-        arrow = Arrow(self.joined.get_right(), combined.get_left(), buff=0.25, color=role_colour("muted"))
-        weights = formula(r"W^O", size=HEADING, role="muted").next_to(arrow, UP, buff=0.15)
+        entries = [self.shown(f"combined {i}", v, 2, OUTPUT_SIZE) for i, v in enumerate(combined_values)]
+        combined = VectorColumn(combined_values, "output", size=OUTPUT_SIZE, entries=entries)
+        # half way between the concatenation and the right margin, level with the heads' columns
+        combined.move_to([min((self.joined.get_right()[0] + RIGHT_MARGIN) / 2, RIGHT_MARGIN - combined.width / 2),
+                          self.heads[0][0].get_y(), 0])
+        room = (VGroup(self.joined, self.joined_name).get_right()[0] + 0.3, RIGHT_MARGIN)  # right of the tall column
+        for size in (HEADING, LABEL, SMALL):  # a long name a size smaller rather than out of the frame
+            name = label(self.say("projected"), size, "output")
+            if name.width <= room[1] - room[0]:
+                break
+        name.next_to(combined, DOWN, buff=0.25)
+        name.shift((max(room[0] - name.get_left()[0], 0) + min(room[1] - name.get_right()[0], 0)) * RIGHT)
+        arrow = Arrow([self.joined.get_right()[0], combined.get_y(), 0], combined.get_left(), buff=0.25,
+                      color=role_colour("muted"))
+        weights = formula(r"W^O", size=TITLE, role="muted").next_to(arrow, UP, buff=0.15)
         with self.narration("ch10.project"):
             self.play(GrowArrow(arrow), FadeIn(weights))
             self.play(FadeTransform(self.joined.copy(), combined), run_time=1.4)
