@@ -37,25 +37,30 @@ install_system_packages() {
     DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-install_python_environment() {
-    # The stamp records what the environment was built from; an unchanged project skips pip.
-    local stamp="$VENV/.installed" want
+install_python_environment() {  # argument: the extras wanted, e.g. test,cluster
+    # The stamp records what the environment was built from and with which extras; an unchanged project
+    # whose extras cover those wanted skips pip (extras once installed stay).
+    local stamp="$VENV/.installed" want extras="$1" built="" have="" extra
     want=$( (cat pyproject.toml; declare -f install_python_environment) | sha256sum | cut -d' ' -f1)
-    if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -x "$VENV/bin/python" ]; then
-        return 0
+    [ -f "$stamp" ] && read -r built have < "$stamp"
+    if [ "$built" = "$want" ] && [ -x "$VENV/bin/python" ]; then
+        local missing=0
+        for extra in ${extras//,/ }; do [[ ",$have," == *",$extra,"* ]] || missing=1; done
+        [ "$missing" = 0 ] && return 0
     fi
+    [ "$built" = "$want" ] && [ -n "$have" ] && extras="$have,$extras"
     # None yet, or a python without pip that a failed attempt left behind: make it afresh.
     if ! "$VENV/bin/python" -m pip --version >/dev/null 2>&1; then
         say "creating $VENV"
         rm -rf "$VENV"
         "$PYTHON_VERSION" -m venv "$VENV"
     fi
-    say "installing Python packages into $VENV (torch 2.13.0 CPU, manim, the project)"
+    say "installing Python packages into $VENV (torch 2.13.0 CPU, manim, the project, extras $extras)"
     "$VENV/bin/python" -m pip install -q --upgrade pip
     # torch first and pinned: an unpinned torch would pull a multi-GB CUDA build.
     "$VENV/bin/python" -m pip install -q torch==2.13.0
-    "$VENV/bin/python" -m pip install -q -e '.[test]'
-    echo "$want" > "$stamp"
+    "$VENV/bin/python" -m pip install -q -e ".[$extras]"
+    echo "$want $extras" > "$stamp"
 }
 
 # The slide deck's player: reveal.js from the npm registry (the version manim-slides targets),
@@ -99,9 +104,11 @@ install_mandarin_voice() {
     echo "$want" > "$target/.installed"
 }
 
+# Python extras: test (pytest and its plugins) always; cluster (Ray) for batches on Ray and for the tests.
+EXTRAS=test
 setup() {  # arguments: system packages needed beyond SYSTEM_PACKAGES
     install_system_packages "${SYSTEM_PACKAGES[@]}" "$@"
-    install_python_environment
+    install_python_environment "$EXTRAS"
     install_reveal_js
     install_mandarin_voice
 }
@@ -109,6 +116,7 @@ setup() {  # arguments: system packages needed beyond SYSTEM_PACKAGES
 case "${1:-}" in
     test)
         shift
+        EXTRAS=test,cluster
         setup "${TEST_PACKAGES[@]}"
         # One test process per core (pytest-xdist); a later -n in the arguments overrides it.
         exec "$VENV/bin/python" -m pytest -n auto "$@"
@@ -119,6 +127,11 @@ case "${1:-}" in
     trace|train)
         setup
         exec "$VENV/bin/python" -m model.cli "$@"
+        ;;
+    batch)
+        case " $* " in *" --ray"*) EXTRAS=test,cluster ;; esac
+        setup
+        exec "$VENV/bin/python" -m scenes.render "$@"
         ;;
     slides)
         shift

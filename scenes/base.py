@@ -9,11 +9,13 @@ from contextlib import contextmanager
 from manim import (DOWN, UL, UP, FadeIn, FadeOut, ManimColor, Mobject, MovingCameraScene, Rectangle, Text, VGroup,
                    config)
 
-from scenes import source, voice
+from scenes import encoding, source, voice
 from scenes.mobjects import fitted, label, number
 from scenes.script import line_name
 from scenes.strings import text
 from scenes.theme import HEADING, LABEL, SMALL, TITLE, role_colour, theme
+
+encoding.convert_held_frames_once()
 
 # Reading speed used to hold each narration line on screen long enough.
 CHARACTERS_PER_SECOND = {"zh": 5.0, "en": 14.0}

@@ -61,6 +61,7 @@ class RenderError(RuntimeError):
 def parser() -> argparse.ArgumentParser:
     p = Parser(prog="render.sh", description="Render the attention explainer. Other commands: "
                "./render.sh slides (these flags, and a slide deck), list (the chapters), script (the narration to record), "
+               "batch FILE (many sentences; see its --help), "
                "trace and train (see their --help), "
                "setup (install only), test (pytest; arguments go to it).")
     p.add_argument("--sentence", help="the sentence; its last word is the one predicted (default: 猫喜欢抓老鼠)")
@@ -740,6 +741,10 @@ def main(argv: list[str] | None = None) -> int:
         if argv[:1] == ["script"]:
             write_script(argv[1:])
             return 0
+        if argv[:1] == ["batch"]:
+            from scenes.batch import run_batch
+
+            return run_batch(argv[1:])
         run(request_from(parser().parse_args(argv)))
     except UsageError as error:
         say(f"error: {error}")

@@ -494,7 +494,7 @@ def test_a_full_disk_is_reported_and_the_previous_output_kept(small_disk):
 
     folder, mounted = small_disk
     out = folder / "out"
-    command = [sys.executable, "-m", "scenes.render", "--chapters", "10", "--out", str(out)]
+    command = [sys.executable, "-m", "scenes.render", "--chapters", "10", "--voice", "none", "--out", str(out)]
     project = Path(__file__).resolve().parents[1]
     first = subprocess.run(command, cwd=project, env=command_env(folder.parent), capture_output=True, text=True)
     assert first.returncode == 0, first.stderr
@@ -524,7 +524,7 @@ def test_eight_renders_into_one_folder_take_turns_and_leave_a_consistent_output(
     out = tmp_path / "out"
     project = Path(__file__).resolve().parents[1]
     sentences = ["猫喜欢抓老鼠", "狗喜欢抓飞盘"]
-    processes = [subprocess.Popen([sys.executable, "-m", "scenes.render", "--chapters", "9", "--sentence",
+    processes = [subprocess.Popen([sys.executable, "-m", "scenes.render", "--chapters", "9", "--voice", "none", "--sentence",
                                    sentences[i % 2], "--out", str(out)], cwd=project, env=command_env(tmp_path),
                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for i in range(8)]
     errors = [p.communicate(timeout=900)[1] for p in processes]

@@ -23,7 +23,7 @@ def render(*args, cwd: Path):
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory):
     out = tmp_path_factory.mktemp("render") / "out"
-    result = render("--chapters", "5", "--out", str(out), "--sentence", "狗喜欢抓飞盘", cwd=out.parent)
+    result = render("--chapters", "5", "--voice", "none", "--out", str(out), "--sentence", "狗喜欢抓飞盘", cwd=out.parent)
     assert result.returncode == 0, result.stderr
     return out, result
 
@@ -51,7 +51,7 @@ def test_a_chapter_renders_with_its_subtitles_key_frame_trace_and_manifest(rende
 def test_an_unchanged_rerun_reuses_the_clip(rendered):
     out, _ = rendered
     before = (out / "05-multi-copy-inference.mp4").stat().st_mtime_ns
-    result = render("--chapters", "5", "--out", str(out), "--sentence", "狗喜欢抓飞盘", cwd=out.parent)
+    result = render("--chapters", "5", "--voice", "none", "--out", str(out), "--sentence", "狗喜欢抓飞盘", cwd=out.parent)
     assert result.returncode == 0 and "unchanged, reused" in result.stderr
     assert (out / "05-multi-copy-inference.mp4").stat().st_mtime_ns == before
 
@@ -129,7 +129,7 @@ def test_list_refuses_a_flag_it_does_not_know(tmp_path):
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM])
 def test_a_render_killed_midway_publishes_nothing_and_the_next_one_succeeds(tmp_path, how):
     out = tmp_path / "out"
-    command = [sys.executable, "-m", "scenes.render", "--chapters", "4", "--out", str(out)]
+    command = [sys.executable, "-m", "scenes.render", "--chapters", "4", "--voice", "none", "--out", str(out)]
     render_process = subprocess.Popen(command, cwd=tmp_path, env=command_env(tmp_path), stderr=subprocess.PIPE,
                                       text=True, start_new_session=True)
     for line in render_process.stderr:
@@ -140,7 +140,7 @@ def test_a_render_killed_midway_publishes_nothing_and_the_next_one_succeeds(tmp_
     render_process.wait(timeout=60)
     finals = [p.name for p in out.iterdir() if not p.name.startswith(".")] if out.exists() else []
     assert finals == []
-    result = render("--chapters", "4", "--out", str(out), cwd=tmp_path)
+    result = render("--chapters", "4", "--voice", "none", "--out", str(out), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert (out / "04-attention-nodes.mp4").is_file() and (out / "manifest.json").is_file()
     assert not list(out.glob(".staging-*"))

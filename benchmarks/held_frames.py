@@ -1,0 +1,75 @@
+"""What converting held frames once buys (issue 42, scenes/encoding.py), in one run: a chapter rendered
+by plain Manim with Manim's own frame writer, then with ours, one after the other; wall and CPU
+seconds, file sizes, and the SSIM of the two videos (every frame compared).
+
+    .venv/bin/python benchmarks/held_frames.py --quality h --chapters 9,10
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+PROJECT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(PROJECT))
+
+from scenes.chapters import BY_NUMBER  # noqa: E402
+
+# Runs Manim with our frame writer, or with Manim's own put back after the scenes installed ours.
+BOOTSTRAP = """
+import sys
+from manim.scene.video_segment_encoder import VideoSegmentEncoder
+manims_own = VideoSegmentEncoder.write_frame
+import scenes.base
+if sys.argv[1] == "manim":
+    VideoSegmentEncoder.write_frame = manims_own
+from manim.__main__ import main
+sys.argv = ["manim", *sys.argv[2:]]
+main()
+"""
+
+
+def render(writer: str, chapter, quality: str, media: Path) -> tuple[float, float, Path]:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.monotonic()
+    subprocess.run([sys.executable, "-c", BOOTSTRAP, writer, "render", f"-q{quality}", "--media_dir", str(media),
+                    "--disable_caching", "--progress_bar", "none", "-v", "WARNING", str(chapter.path), chapter.scene],
+                   cwd=PROJECT, check=True, env={**os.environ, "PYTHONPATH": str(PROJECT)})
+    wall = time.monotonic() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return wall, cpu, next(media.rglob(f"{chapter.scene}.mp4"))
+
+
+def ssim(first: Path, second: Path) -> float:
+    result = subprocess.run(["ffmpeg", "-nostats", "-i", str(first), "-i", str(second), "-lavfi", "[0:v][1:v]ssim",
+                             "-f", "null", "-"], capture_output=True, text=True)
+    return float(re.search(r"All:([0-9.]+)", result.stderr).group(1))
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--quality", default="h")
+    p.add_argument("--chapters", default="9,10")
+    args = p.parse_args()
+    print("| chapter | writer | wall (s) | CPU (s) | size (MB) | SSIM to Manim's |\n|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory(prefix="held-frames-") as tmp:
+        for number in map(int, args.chapters.split(",")):
+            chapter = BY_NUMBER[number]
+            results = {writer: render(writer, chapter, args.quality, Path(tmp) / f"{number}-{writer}")
+                       for writer in ("manim", "ours")}
+            for writer, (wall, cpu, video) in results.items():
+                similarity = ssim(results["manim"][2], video)
+                print(f"| {number} | {writer} | {wall:.1f} | {cpu:.1f} | {video.stat().st_size / 1e6:.2f} | "
+                      f"{similarity:.4f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
