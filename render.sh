@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # attention-explainer: set-up and entry point.
 #   ./render.sh            render the explainer (sets everything up first)
-#   ./render.sh test       set everything up and run the test suite
+#   ./render.sh test       set everything up and run the test suite (--fast: without the slow tests)
 #   ./render.sh slides     the explainer as an offline HTML slide deck
 #   ./render.sh --help     all commands
 set -euo pipefail
@@ -118,8 +118,12 @@ case "${1:-}" in
         shift
         EXTRAS=test,cluster
         setup "${TEST_PACKAGES[@]}"
+        # --fast: the day-to-day tier, without the tests marked slow (end-to-end renders, retraining),
+        # which the full suite (and CI) keeps running.
+        tier=()
+        if [ "${1:-}" = "--fast" ]; then shift; tier=(-m "not slow"); fi
         # One test process per core (pytest-xdist); a later -n in the arguments overrides it.
-        exec "$VENV/bin/python" -m pytest -n auto "$@"
+        exec "$VENV/bin/python" -m pytest -n auto "${tier[@]}" "$@"
         ;;
     setup)
         setup

@@ -43,9 +43,11 @@ def main() -> None:
     render = [sys.executable, "-m", "scenes.render"]
     rows = []
     with tempfile.TemporaryDirectory(prefix="batch-bench-") as tmp:
-        for name, command in [("one sentence alone", render + flags[:-2] + ["--out", "out/one"]),
-                              ("4 sentences, local pool", render + ["batch", "jobs.txt", *flags]),
-                              ("4 sentences, Ray (local cluster)", render + ["batch", "jobs.txt", *flags, "--ray", "local"])]:
+        for name, command in [
+            ("one sentence alone", render + flags[:-2] + ["--out", "out/one"]),
+            ("4 sentences, local pool", render + ["batch", "jobs.txt", *flags]),
+            ("4 sentences, Ray (local cluster)", render + ["batch", "jobs.txt", *flags, "--ray", "local"]),
+        ]:
             folder = Path(tmp) / name.split(",")[-1].strip().replace(" ", "-")
             folder.mkdir()
             (folder / "jobs.txt").write_text("\n".join(SENTENCES) + "\n", encoding="utf-8")

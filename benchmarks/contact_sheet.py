@@ -22,15 +22,21 @@ SHARES = (1 / 3, 2 / 3, None)  # None: the key frame
 
 
 def duration(video: Path) -> float:
-    out = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", str(video)],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        ["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", str(video)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     return float(out)
 
 
 def frame_at(video: Path, seconds: float, folder: Path) -> Image.Image:
     target = folder / f"{video.stem}-{seconds:.2f}.png"
-    subprocess.run(["ffmpeg", "-v", "error", "-y", "-ss", f"{seconds:.3f}", "-i", str(video), "-frames:v", "1",
-                    str(target)], check=True)
+    subprocess.run(
+        ["ffmpeg", "-v", "error", "-y", "-ss", f"{seconds:.3f}", "-i", str(video), "-frames:v", "1", str(target)],
+        check=True,
+    )
     return Image.open(target).convert("RGB").resize(THUMB)
 
 
@@ -45,8 +51,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("after", type=Path)
     parser.add_argument("sheet", type=Path)
     args = parser.parse_args(argv)
-    pairs = [(old, args.after / old.name) for old in sorted(args.before.glob("[0-9][0-9]-*.mp4"))
-             if (args.after / old.name).exists()]
+    pairs = [
+        (old, args.after / old.name)
+        for old in sorted(args.before.glob("[0-9][0-9]-*.mp4"))
+        if (args.after / old.name).exists()
+    ]
     if not pairs:
         print(f"error: no chapter clips named alike in {args.before} and {args.after}", file=sys.stderr)
         return 2

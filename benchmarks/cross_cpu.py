@@ -62,9 +62,16 @@ def train_both(name: str, steps: int, cpu: str, folder: Path) -> tuple[dict, dic
     env = os.environ | train.PINNED_KERNELS | {"PYTHONPATH": str(ROOT)}
     worker = [sys.executable, __file__, "--worker", name, "--steps", str(steps)]
     started = time.monotonic()
-    processes = {where: subprocess.Popen([*prefix, *worker, str(folder / f"{where}.pt")], env=env,
-                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-                 for where, prefix in (("here", []), ("emulated", ["qemu-x86_64", "-cpu", cpu]))}
+    processes = {
+        where: subprocess.Popen(
+            [*prefix, *worker, str(folder / f"{where}.pt")],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for where, prefix in (("here", []), ("emulated", ["qemu-x86_64", "-cpu", cpu]))
+    }
     took = {}
     for where, process in processes.items():
         _, errors = process.communicate()
@@ -79,10 +86,12 @@ def compare(name: str, steps: int, cpu: str) -> bool:
     with tempfile.TemporaryDirectory() as folder:
         here, emulated, here_took, emulated_took = train_both(name, steps, cpu, Path(folder))
     equal = all(torch.equal(here[k], emulated[k]) for k in here)
-    verdict = "bitwise equal" if equal else \
-        f"DIFFERENT (largest difference {max((here[k] - emulated[k]).abs().max().item() for k in here):.2e})"
-    print(f"{name:<11} {steps} steps: {verdict}  (here {here_took:.0f} s, emulated {emulated_took:.0f} s)",
-          flush=True)
+    verdict = (
+        "bitwise equal"
+        if equal
+        else f"DIFFERENT (largest difference {max((here[k] - emulated[k]).abs().max().item() for k in here):.2e})"
+    )
+    print(f"{name:<11} {steps} steps: {verdict}  (here {here_took:.0f} s, emulated {emulated_took:.0f} s)", flush=True)
     return equal
 
 

@@ -25,8 +25,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from model.checkpoint import load_checkpoint  # noqa: E402
 from model.corpus import MAX_FILLERS, STORIES, story_pairs  # noqa: E402
 from model.measure import HELD_OUT_SEED, held_out_sentences  # noqa: E402
-from model.models import (TRANSLATOR_PATH, default_corpus, exact_match, held_out_translations,  # noqa: E402
-                          load_models, load_translator, models_path, train_models, translate_words)
+from model.models import (  # noqa: E402
+    TRANSLATOR_PATH,
+    default_corpus,
+    exact_match,
+    held_out_translations,
+    load_models,
+    load_translator,
+    models_path,
+    train_models,
+    translate_words,
+)
 
 LONGEST_DRAWN = 20_000  # sentences with the most fillers, drawn (there are billions)
 
@@ -47,16 +56,22 @@ def story(models) -> None:
     line("weight 抓 → 猫 (largest of the row?)", f"{row[0]:.4f} ({max(row) == row[0]})")
     line("prediction after 抓", default["attention"]["predictions"][2][0])
     for entry in models.accuracy_by_distance:
-        line(f"object accuracy at distance {entry['distance']:2d} (transformer / rnn)",
-             f"{entry['transformer']:.3f} / {entry['rnn']:.3f}  ({entry['unseen']} of 500 unseen)")
+        line(
+            f"object accuracy at distance {entry['distance']:2d} (transformer / rnn)",
+            f"{entry['transformer']:.3f} / {entry['rnn']:.3f}  ({entry['unseen']} of 500 unseen)",
+        )
     first_word = [r[0] for r in trace["rnn"]["influence"]]
     line("rnn: share of the first word in h_t, t = 0…T-1", " ".join(f"{x:.2f}" for x in first_word))
     kv = default["kv_cache"]
-    line("kv cache: projections with / without, max |diff|",
-         f"{kv['projections_with_cache']} / {kv['projections_without_cache']}, {kv['max_abs_diff']:.2e}")
+    line(
+        "kv cache: projections with / without, max |diff|",
+        f"{kv['projections_with_cache']} / {kv['projections_without_cache']}, {kv['max_abs_diff']:.2e}",
+    )
     for row in default["sqrt_dk"]:
-        line(f"√d_k at d_k={row['d_k']}: variance, max w unscaled/scaled",
-             f"{row['score_variance']:.1f}, {row['max_weight_unscaled']:.4f} / {row['max_weight_scaled']:.3f}")
+        line(
+            f"√d_k at d_k={row['d_k']}: variance, max w unscaled/scaled",
+            f"{row['score_variance']:.1f}, {row['max_weight_unscaled']:.4f} / {row['max_weight_scaled']:.3f}",
+        )
     for head in default["multi_head"]["heads"]:
         shares = ", ".join(f"{k} {v:.2f}" for k, v in head["shares"].items())
         line(f"multi-head: head {head['head']} looks at {head['looks_at']}", shares)
@@ -65,8 +80,10 @@ def story(models) -> None:
 def english_rnn(models) -> None:
     line("english: rnn hidden nodes", models.rnn.config.d_hidden)
     rows = models.accuracy_by_distance
-    line("english: object accuracy at 0 / 5 / 10 (transformer)",
-         " / ".join(f"{rows[d]['transformer']:.3f}" for d in (0, 5, 10)))
+    line(
+        "english: object accuracy at 0 / 5 / 10 (transformer)",
+        " / ".join(f"{rows[d]['transformer']:.3f}" for d in (0, 5, 10)),
+    )
     line("english: object accuracy at 0 / 5 / 10 (rnn)", " / ".join(f"{rows[d]['rnn']:.3f}" for d in (0, 5, 10)))
 
 
@@ -110,8 +127,11 @@ def retrain_and_compare() -> None:
     payload, translator_payload = train_models(corpus, translator=True)
     line("training every model on the default corpus (s)", f"{time.monotonic() - started:.1f}")
     shipped = load_checkpoint(models_path(corpus), corpus.digest)
-    same = all(torch.equal(payload[name]["state"][key], shipped[name]["state"][key])
-               for name in ("attention", "multi_head", "rnn") for key in shipped[name]["state"])
+    same = all(
+        torch.equal(payload[name]["state"][key], shipped[name]["state"][key])
+        for name in ("attention", "multi_head", "rnn")
+        for key in shipped[name]["state"]
+    )
     line("retrained weights bitwise equal to the shipped ones", same)
     shipped = load_checkpoint(TRANSLATOR_PATH, translator_payload["corpus_digest"])["state"]
     same = all(torch.equal(translator_payload["state"][key], shipped[key]) for key in shipped)

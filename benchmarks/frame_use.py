@@ -29,12 +29,14 @@ def used_share(frame: np.ndarray) -> float:
     height, width, _ = frame.shape
     colours, counts = np.unique(frame[::4, ::4].reshape(-1, 3), axis=0, return_counts=True)
     background = colours[counts.argmax()].astype(int)
-    differs = (np.abs(frame.astype(int) - background).max(axis=2) > DIFFERENCE)
+    differs = np.abs(frame.astype(int) - background).max(axis=2) > DIFFERENCE
     used = 0
     for row in range(ROWS):
         for column in range(COLUMNS):
-            cell = differs[row * height // ROWS:(row + 1) * height // ROWS,
-                           column * width // COLUMNS:(column + 1) * width // COLUMNS]
+            cell = differs[
+                row * height // ROWS : (row + 1) * height // ROWS,
+                column * width // COLUMNS : (column + 1) * width // COLUMNS,
+            ]
             used += cell.mean() > PIXELS_PER_CELL
     return used / (ROWS * COLUMNS)
 
@@ -64,8 +66,11 @@ def main(argv: list[str] | None = None) -> int:
     else:
         videos = [args.path] if args.path.exists() else []
     if not videos:
-        print(f"error: no chapter videos in {args.path}: give a render folder (out/<sentence>/<lang>-<quality>) "
-              f"or a video file", file=sys.stderr)
+        print(
+            f"error: no chapter videos in {args.path}: give a render folder (out/<sentence>/<lang>-<quality>) "
+            f"or a video file",
+            file=sys.stderr,
+        )
         return 2
     print(f"{'chapter':<28} {'frames':>7} {'median':>7} {'under half':>12}")
     every = []

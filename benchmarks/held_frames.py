@@ -39,9 +39,28 @@ main()
 def render(writer: str, chapter, quality: str, media: Path) -> tuple[float, float, Path]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
-    subprocess.run([sys.executable, "-c", BOOTSTRAP, writer, "render", f"-q{quality}", "--media_dir", str(media),
-                    "--disable_caching", "--progress_bar", "none", "-v", "WARNING", str(chapter.path), chapter.scene],
-                   cwd=PROJECT, check=True, env={**os.environ, "PYTHONPATH": str(PROJECT)})
+    subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            BOOTSTRAP,
+            writer,
+            "render",
+            f"-q{quality}",
+            "--media_dir",
+            str(media),
+            "--disable_caching",
+            "--progress_bar",
+            "none",
+            "-v",
+            "WARNING",
+            str(chapter.path),
+            chapter.scene,
+        ],
+        cwd=PROJECT,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(PROJECT)},
+    )
     wall = time.monotonic() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
@@ -49,8 +68,11 @@ def render(writer: str, chapter, quality: str, media: Path) -> tuple[float, floa
 
 
 def ssim(first: Path, second: Path) -> float:
-    result = subprocess.run(["ffmpeg", "-nostats", "-i", str(first), "-i", str(second), "-lavfi", "[0:v][1:v]ssim",
-                             "-f", "null", "-"], capture_output=True, text=True)
+    result = subprocess.run(
+        ["ffmpeg", "-nostats", "-i", str(first), "-i", str(second), "-lavfi", "[0:v][1:v]ssim", "-f", "null", "-"],
+        capture_output=True,
+        text=True,
+    )
     return float(re.search(r"All:([0-9.]+)", result.stderr).group(1))
 
 
@@ -63,12 +85,17 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="held-frames-") as tmp:
         for number in map(int, args.chapters.split(",")):
             chapter = BY_NUMBER[number]
-            results = {writer: render(writer, chapter, args.quality, Path(tmp) / f"{number}-{writer}")
-                       for writer in ("manim", "ours")}
+            results = {
+                writer: render(writer, chapter, args.quality, Path(tmp) / f"{number}-{writer}")
+                for writer in ("manim", "ours")
+            }
             for writer, (wall, cpu, video) in results.items():
                 similarity = ssim(results["manim"][2], video)
-                print(f"| {number} | {writer} | {wall:.1f} | {cpu:.1f} | {video.stat().st_size / 1e6:.2f} | "
-                      f"{similarity:.4f} |", flush=True)
+                print(
+                    f"| {number} | {writer} | {wall:.1f} | {cpu:.1f} | {video.stat().st_size / 1e6:.2f} | "
+                    f"{similarity:.4f} |",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

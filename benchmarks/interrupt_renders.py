@@ -30,6 +30,7 @@ PROJECT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT))
 
 from scenes import render  # noqa: E402
+
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGKILL)
 GOOD, OTHER = "猫喜欢抓老鼠", "狗喜欢抓飞盘"
 
@@ -40,8 +41,11 @@ def command(out: Path, sentence: str) -> list[str]:
 
 def fingerprint(out: Path) -> dict[str, str]:
     """sha256 of every published file (hidden ones — the lock, staging — aside)."""
-    return {str(p.relative_to(out)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(out.rglob("*")) if p.is_file() and not any(part.startswith(".") for part in p.relative_to(out).parts)}
+    return {
+        str(p.relative_to(out)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(out.rglob("*"))
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(out).parts)
+    }
 
 
 def published_whole(out: Path, published: dict[str, str], sentence: str) -> bool:
@@ -52,7 +56,8 @@ def published_whole(out: Path, published: dict[str, str], sentence: str) -> bool
     except (OSError, ValueError):
         return False
     return manifest.get("sentence") == sentence and all(
-        published.get(entry["file"]) == entry["sha256"] for entry in manifest["chapters"])
+        published.get(entry["file"]) == entry["sha256"] for entry in manifest["chapters"]
+    )
 
 
 def full_render(out: Path, sentence: str) -> float:
@@ -63,8 +68,9 @@ def full_render(out: Path, sentence: str) -> float:
 
 def interrupt(out: Path, how: signal.Signals, delay: float) -> int:
     """Start a render of the other sentence and send ``how`` to its process group after ``delay`` s."""
-    process = subprocess.Popen(command(out, OTHER), cwd=PROJECT, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, start_new_session=True)
+    process = subprocess.Popen(
+        command(out, OTHER), cwd=PROJECT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
     try:
         process.wait(timeout=delay)
     except subprocess.TimeoutExpired:
@@ -99,13 +105,17 @@ def main(argv: list[str] | None = None) -> int:
             changed = sorted(name for name in good.keys() | now.keys() if good.get(name) != now.get(name))
             ok = not changed
             failures += not ok
-            print(f"run {run:2d}: {how.name:7s} at {delay:4.1f}s, exit {code}: "
-                  f"{'published files unchanged' if ok else 'CHANGED: ' + ', '.join(changed)}")
+            print(
+                f"run {run:2d}: {how.name:7s} at {delay:4.1f}s, exit {code}: "
+                f"{'published files unchanged' if ok else 'CHANGED: ' + ', '.join(changed)}"
+            )
         leftovers = len(list(out.glob(".staging-*"))) + len(render.dead_work_folders())
         final_ok = subprocess.run(command(out, OTHER), cwd=PROJECT, capture_output=True).returncode == 0
         swept = not list(out.glob(".staging-*")) and not render.dead_work_folders()
-        print(f"staging and work folders left by SIGKILL before the last render: {leftovers}; after it: "
-              f"{'none' if swept else 'some'}; last render {'succeeded' if final_ok else 'FAILED'}")
+        print(
+            f"staging and work folders left by SIGKILL before the last render: {leftovers}; after it: "
+            f"{'none' if swept else 'some'}; last render {'succeeded' if final_ok else 'FAILED'}"
+        )
         failures += (not final_ok) + (not swept)
     print("every check held" if not failures else f"{failures} checks failed")
     return 1 if failures else 0

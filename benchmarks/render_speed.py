@@ -33,8 +33,12 @@ from scenes.render import QUALITIES, run_measured  # noqa: E402
 
 def ours(out: Path, quality: str) -> tuple[float, dict]:
     started = time.monotonic()
-    subprocess.run([sys.executable, "-m", "scenes.render", "--quality", quality, "--out", str(out)], cwd=PROJECT,
-                   check=True, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "scenes.render", "--quality", quality, "--out", str(out)],
+        cwd=PROJECT,
+        check=True,
+        stderr=subprocess.DEVNULL,
+    )
     wall = time.monotonic() - started
     return wall, json.loads((out / "manifest.json").read_text(encoding="utf-8"))
 
@@ -43,20 +47,49 @@ def plain_manim(chapter, quality: str, trace: Path, folder: Path) -> dict:
     """One chapter with plain Manim, its defaults, in a folder without the project's manim.cfg."""
     env = {**os.environ, "PYTHONPATH": str(PROJECT), "ATTENTION_TRACE": str(trace)}
     started = time.monotonic()
-    code, _, _, peak = run_measured([sys.executable, "-m", "manim", "render", f"-q{quality}", "--progress_bar", "none",
-                                     str(chapter.path), chapter.scene], cwd=folder, env=env, logs=folder)
+    code, _, _, peak = run_measured(
+        [
+            sys.executable,
+            "-m",
+            "manim",
+            "render",
+            f"-q{quality}",
+            "--progress_bar",
+            "none",
+            str(chapter.path),
+            chapter.scene,
+        ],
+        cwd=folder,
+        env=env,
+        logs=folder,
+    )
     wall = time.monotonic() - started
     if code != 0:
         raise SystemExit(f"plain Manim failed on chapter {chapter.number}: see {folder}")
-    (clip,) = [p for p in (folder / "media" / "videos").rglob(f"{chapter.scene}.mp4") if p.parent.name != "partial_movie_files"]
+    (clip,) = [
+        p for p in (folder / "media" / "videos").rglob(f"{chapter.scene}.mp4") if p.parent.name != "partial_movie_files"
+    ]
     return {"wall": wall, "peak_mb": peak, "bytes": clip.stat().st_size, "video": probe(clip)["duration"]}
 
 
 def trace_seconds() -> float:
     started = time.monotonic()
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run([sys.executable, "-m", "model.cli", "trace", "--sentence", "熊每天早上喜欢抓鱼",
-                        "--out", str(Path(tmp) / "t.json")], cwd=PROJECT, check=True, capture_output=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "model.cli",
+                "trace",
+                "--sentence",
+                "熊每天早上喜欢抓鱼",
+                "--out",
+                str(Path(tmp) / "t.json"),
+            ],
+            cwd=PROJECT,
+            check=True,
+            capture_output=True,
+        )
     return time.monotonic() - started
 
 
@@ -78,25 +111,66 @@ def main(argv: list[str] | None = None) -> int:
             folder.mkdir()
             baseline[chapter.slug] = plain_manim(chapter, args.quality, tmp / "ours" / "trace.json", folder)
             print(f"  plain Manim, chapter {chapter.number}: {baseline[chapter.slug]['wall']:.0f}s", file=sys.stderr)
-        print(f"{QUALITIES[args.quality]} on {platform.machine()}, {os.cpu_count()} cores, "
-              f"{os.sysconf('SC_PHYS_PAGES') * os.sysconf('SC_PAGE_SIZE') / 2**30:.0f} GiB, Python {platform.python_version()}\n")
-        print(row(["chapter", "video s", "ours wall s", "ours wall/video", "ours peak MB", "ours MB",
-                   "Manim wall s", "Manim wall/video", "Manim peak MB", "Manim MB"]))
+        print(
+            f"{QUALITIES[args.quality]} on {platform.machine()}, {os.cpu_count()} cores, "
+            f"{os.sysconf('SC_PHYS_PAGES') * os.sysconf('SC_PAGE_SIZE') / 2**30:.0f} GiB, "
+            f"Python {platform.python_version()}\n"
+        )
+        print(
+            row(
+                [
+                    "chapter",
+                    "video s",
+                    "ours wall s",
+                    "ours wall/video",
+                    "ours peak MB",
+                    "ours MB",
+                    "Manim wall s",
+                    "Manim wall/video",
+                    "Manim peak MB",
+                    "Manim MB",
+                ]
+            )
+        )
         print(row(["---"] * 10))
         for entry in manifest["chapters"]:
             plain = baseline[entry["slug"]]
-            print(row([entry["number"], f"{entry['duration']:.1f}", f"{entry['render_seconds']:.0f}",
-                       f"{entry['render_seconds'] / entry['duration']:.2f}", f"{entry['peak_memory_mb']:.0f}",
-                       f"{(tmp / 'ours' / entry['file']).stat().st_size / 1e6:.1f}", f"{plain['wall']:.0f}",
-                       f"{plain['wall'] / plain['video']:.2f}", f"{plain['peak_mb']:.0f}", f"{plain['bytes'] / 1e6:.1f}"]))
+            print(
+                row(
+                    [
+                        entry["number"],
+                        f"{entry['duration']:.1f}",
+                        f"{entry['render_seconds']:.0f}",
+                        f"{entry['render_seconds'] / entry['duration']:.2f}",
+                        f"{entry['peak_memory_mb']:.0f}",
+                        f"{(tmp / 'ours' / entry['file']).stat().st_size / 1e6:.1f}",
+                        f"{plain['wall']:.0f}",
+                        f"{plain['wall'] / plain['video']:.2f}",
+                        f"{plain['peak_mb']:.0f}",
+                        f"{plain['bytes'] / 1e6:.1f}",
+                    ]
+                )
+            )
         video = manifest["duration"]
         manim_wall = sum(p["wall"] for p in baseline.values())
         ours_bytes = sum((tmp / "ours" / e["file"]).stat().st_size for e in manifest["chapters"])
         manim_bytes = sum(p["bytes"] for p in baseline.values())
-        print(row(["**all**", f"{video:.1f}", f"**{first:.0f}**", f"**{first / video:.2f}**",
-                   f"{max(e['peak_memory_mb'] for e in manifest['chapters']):.0f}", f"{ours_bytes / 1e6:.1f}",
-                   f"{manim_wall:.0f}", f"{manim_wall / video:.2f}", f"{max(p['peak_mb'] for p in baseline.values()):.0f}",
-                   f"{manim_bytes / 1e6:.1f}"]))
+        print(
+            row(
+                [
+                    "**all**",
+                    f"{video:.1f}",
+                    f"**{first:.0f}**",
+                    f"**{first / video:.2f}**",
+                    f"{max(e['peak_memory_mb'] for e in manifest['chapters']):.0f}",
+                    f"{ours_bytes / 1e6:.1f}",
+                    f"{manim_wall:.0f}",
+                    f"{manim_wall / video:.2f}",
+                    f"{max(p['peak_mb'] for p in baseline.values()):.0f}",
+                    f"{manim_bytes / 1e6:.1f}",
+                ]
+            )
+        )
         print(f"\nours / plain Manim: wall {first / manim_wall:.2f}×, files {ours_bytes / manim_bytes:.2f}×")
         print(f"unchanged re-render: {again:.1f}s = {again / first:.2f}× the first render")
         print(f"a Trace for a new sentence (new process, models trained): {trace_seconds():.1f}s")

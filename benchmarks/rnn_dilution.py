@@ -37,8 +37,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from model import measure, train  # noqa: E402
-from model.corpus import (CORPUS_SIZE, LANGUAGES, MAX_FILLERS, STORIES, load_corpus,  # noqa: E402
-                          write_story_corpora)
+from model.corpus import CORPUS_SIZE, LANGUAGES, MAX_FILLERS, STORIES, load_corpus, write_story_corpora  # noqa: E402
 from model.models import default_corpus  # noqa: E402
 from model.rnn import ElmanRNN  # noqa: E402
 from model.tokenizer import Vocab  # noqa: E402
@@ -62,16 +61,18 @@ def narrower_story(subjects: int, fillers: int):
     ``fillers`` filler words. Everything that reads STORIES, the held-out sentences too, sees it."""
     shipped = dict(STORIES)
     for lang, story in shipped.items():
-        STORIES[lang] = replace(story, subjects=story.subjects[:subjects], objects=story.objects[:subjects],
-                                fillers=story.fillers[:fillers])
+        STORIES[lang] = replace(
+            story, subjects=story.subjects[:subjects], objects=story.objects[:subjects], fillers=story.fillers[:fillers]
+        )
     try:
         yield
     finally:
         STORIES.update(shipped)
 
 
-def accuracy_after_training(lang: str, size: int, seed: int, steps: int, story: tuple[int, int, int],
-                            kind: type[ElmanRNN]) -> list[float]:
+def accuracy_after_training(
+    lang: str, size: int, seed: int, steps: int, story: tuple[int, int, int], kind: type[ElmanRNN]
+) -> list[float]:
     """Accuracy at DISTANCES of one trained RNN; ``story`` is (subjects, fillers, sentences)."""
     if story == (SHIPPED_SUBJECTS, SHIPPED_FILLERS, CORPUS_SIZE):
         return accuracy_on(default_corpus(lang), size, seed, steps, kind)
@@ -91,7 +92,7 @@ def accuracy_on(corpus, size: int, seed: int, steps: int, kind: type[ElmanRNN]) 
 def summary(results: dict) -> None:
     print(f"\n{'lang':<5} {'nodes':>5} {'learned':>8}  distance {MAX_FILLERS} when learned (min / median / max)")
     for lang, size in sorted({(lang, size) for lang, size, _ in results}):
-        rows = [acc for (l, s, _), acc in results.items() if (l, s) == (lang, size)]
+        rows = [acc for (language, s, _), acc in results.items() if (language, s) == (lang, size)]
         far = sorted(acc[-1] for acc in rows if acc[0] >= train.LEARNED_NEARBY)
         spread = f"{far[0]:.2f} / {far[len(far) // 2]:.2f} / {far[-1]:.2f}" if far else "-"
         print(f"{lang:<5} {size:>5} {len(far):>4} of {len(rows):<2}  {spread}")
@@ -116,21 +117,45 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=5, help="trainings per language and size (default 5)")
     parser.add_argument("--lang", choices=LANGUAGES, action="append", help="a language (default: both)")
-    parser.add_argument("--sizes", type=sizes, default=train.RNN_STATE_SIZES,
-                        help="hidden-state sizes, comma-separated (default: the ones training tries, "
-                             + ",".join(map(str, train.RNN_STATE_SIZES)) + ")")
-    parser.add_argument("--steps", type=positive, default=train.RNN_SCHEDULE.steps,
-                        help=f"training steps (default: the project's, {train.RNN_SCHEDULE.steps})")
-    parser.add_argument("--subjects", type=positive, default=SHIPPED_SUBJECTS,
-                        help=f"the story's first SUBJECTS subjects, 2 to {SHIPPED_SUBJECTS} "
-                             f"(default: all {SHIPPED_SUBJECTS}, the shipped story)")
-    parser.add_argument("--fillers", type=positive, default=SHIPPED_FILLERS,
-                        help=f"the story's first FILLERS filler words, {MAX_FILLERS} to {SHIPPED_FILLERS} "
-                             f"(default: all {SHIPPED_FILLERS})")
-    parser.add_argument("--sentences", type=positive, default=CORPUS_SIZE,
-                        help=f"sentences in the corpus trained on (default: the shipped {CORPUS_SIZE})")
-    parser.add_argument("--copy-back", action="store_true",
-                        help="train as Elman (1990) did: no gradient through time (default: through every step)")
+    parser.add_argument(
+        "--sizes",
+        type=sizes,
+        default=train.RNN_STATE_SIZES,
+        help="hidden-state sizes, comma-separated (default: the ones training tries, "
+        + ",".join(map(str, train.RNN_STATE_SIZES))
+        + ")",
+    )
+    parser.add_argument(
+        "--steps",
+        type=positive,
+        default=train.RNN_SCHEDULE.steps,
+        help=f"training steps (default: the project's, {train.RNN_SCHEDULE.steps})",
+    )
+    parser.add_argument(
+        "--subjects",
+        type=positive,
+        default=SHIPPED_SUBJECTS,
+        help=f"the story's first SUBJECTS subjects, 2 to {SHIPPED_SUBJECTS} "
+        f"(default: all {SHIPPED_SUBJECTS}, the shipped story)",
+    )
+    parser.add_argument(
+        "--fillers",
+        type=positive,
+        default=SHIPPED_FILLERS,
+        help=f"the story's first FILLERS filler words, {MAX_FILLERS} to {SHIPPED_FILLERS} "
+        f"(default: all {SHIPPED_FILLERS})",
+    )
+    parser.add_argument(
+        "--sentences",
+        type=positive,
+        default=CORPUS_SIZE,
+        help=f"sentences in the corpus trained on (default: the shipped {CORPUS_SIZE})",
+    )
+    parser.add_argument(
+        "--copy-back",
+        action="store_true",
+        help="train as Elman (1990) did: no gradient through time (default: through every step)",
+    )
     args = parser.parse_args()
     if args.seeds < 1:
         parser.error("--seeds must be at least 1")
@@ -141,12 +166,15 @@ def main() -> None:
     story = (args.subjects, args.fillers, args.sentences)
     seeds = range(train.SEED, train.SEED + args.seeds)
     kind = CopiedBackRNN if args.copy_back else ElmanRNN
-    tasks = {(lang, size, seed): (accuracy_after_training, lang, size, seed, args.steps, story, kind)
-             for lang in args.lang or LANGUAGES for size in args.sizes for seed in seeds}
+    tasks = {
+        (lang, size, seed): (accuracy_after_training, lang, size, seed, args.steps, story, kind)
+        for lang in args.lang or LANGUAGES
+        for size in args.sizes
+        for seed in seeds
+    }
     started = time.monotonic()
     at_once = min(os.cpu_count() or 1, len(tasks))
-    print(f"training {len(tasks)} RNN{'s' if len(tasks) > 1 else ''}, {at_once} at a time",
-          file=sys.stderr, flush=True)
+    print(f"training {len(tasks)} RNN{'s' if len(tasks) > 1 else ''}, {at_once} at a time", file=sys.stderr, flush=True)
     results = train.run_parallel(tasks)
     print(f"{'lang':<5} {'nodes':>5} {'seed':>5}  " + "  ".join(f"d={d:<3}" for d in DISTANCES))
     for (lang, size, seed), accuracy in sorted(results.items()):

@@ -27,8 +27,12 @@ sys.path.insert(0, str(PROJECT))
 
 def lines_of(lang: str, chapters: str, folder: Path) -> list[str]:
     out = folder / f"script-{lang}"
-    subprocess.run([sys.executable, "-m", "scenes.render", "script", "--lang", lang, "--chapters", chapters,
-                    "--out", str(out)], cwd=PROJECT, check=True, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "scenes.render", "script", "--lang", lang, "--chapters", chapters, "--out", str(out)],
+        cwd=PROJECT,
+        check=True,
+        stderr=subprocess.DEVNULL,
+    )
     return [row.split("\t", 1)[1] for row in (out / "lines.tsv").read_text(encoding="utf-8").splitlines()]
 
 
@@ -44,9 +48,25 @@ def synthesis(lang: str, lines: list[str]) -> dict:
 
 def render(quality: str, chapters: str, voice: str, out: Path, cache: Path) -> dict:
     started = time.monotonic()
-    subprocess.run([sys.executable, "-m", "scenes.render", "--quality", quality, "--chapters", chapters,
-                    "--voice", voice, "--out", str(out)], cwd=PROJECT, check=True, stderr=subprocess.DEVNULL,
-                   env={**os.environ, "XDG_CACHE_HOME": str(cache)})
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "scenes.render",
+            "--quality",
+            quality,
+            "--chapters",
+            chapters,
+            "--voice",
+            voice,
+            "--out",
+            str(out),
+        ],
+        cwd=PROJECT,
+        check=True,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "XDG_CACHE_HOME": str(cache)},
+    )
     wall = time.monotonic() - started
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     return {"quality": quality, "voice": voice, "video": manifest["duration"], "wall": wall}
@@ -63,14 +83,20 @@ def main() -> None:
         print("| voice | lines | speech (s) | synthesis (s) | per second of speech |\n|---|---|---|---|---|")
         for lang in ("zh", "en"):
             row = synthesis(lang, lines_of(lang, args.chapters, folder))
-            print(f"| {row['engine']} ({lang}) | {row['lines']} | {row['speech']:.1f} | {row['wall']:.1f} | "
-                  f"{row['wall'] / row['speech']:.3f} |", flush=True)
+            print(
+                f"| {row['engine']} ({lang}) | {row['lines']} | {row['speech']:.1f} | {row['wall']:.1f} | "
+                f"{row['wall'] / row['speech']:.3f} |",
+                flush=True,
+            )
         print("\n| quality | voice | video (s) | render (s) | render / video |\n|---|---|---|---|---|")
         for quality in args.quality:
             for voice in ("none", "tts"):
                 row = render(quality, args.chapters, voice, folder / f"{quality}-{voice}", folder / f"cache-{quality}")
-                print(f"| {quality} | {voice} | {row['video']:.1f} | {row['wall']:.1f} | "
-                      f"{row['wall'] / row['video']:.3f} |", flush=True)
+                print(
+                    f"| {quality} | {voice} | {row['video']:.1f} | {row['wall']:.1f} | "
+                    f"{row['wall'] / row['video']:.3f} |",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

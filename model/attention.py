@@ -101,8 +101,17 @@ class AttentionModel(nn.Module):
         q, k, v = self.project(x)
         scores, weights, mixed = self.attend(q, k, v, causal=True)
         hidden, logits = self.follow(x, mixed)
-        return dict(inputs=x, queries=q, keys=k, values=v, scores=scores, weights=weights,
-                    mixed=mixed, hidden=hidden, logits=logits)
+        return dict(
+            inputs=x,
+            queries=q,
+            keys=k,
+            values=v,
+            scores=scores,
+            weights=weights,
+            mixed=mixed,
+            hidden=hidden,
+            logits=logits,
+        )
 
     def step(self, idx: torch.Tensor, cache: dict[str, torch.Tensor]) -> torch.Tensor:
         """Next-word logits for one new word idx (B, 1), using and extending the KV cache."""

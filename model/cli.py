@@ -39,7 +39,12 @@ def language(value: str) -> str:
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse that reports a bad command line in one line with exit code 2."""
+    """argparse that reports a bad command line in one line with exit code 2, and takes flags only as
+    written in full (``--chapter 5`` is refused, not read as ``--chapters 5``)."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str):
         raise UsageError(f"{message} (see ./{self.prog} --help)")
@@ -49,10 +54,13 @@ def parser() -> argparse.ArgumentParser:
     top = Parser(prog="render.sh", description="attention-explainer: models and traces")
     commands = top.add_subparsers(dest="command", required=True, parser_class=Parser)
     trace = commands.add_parser("trace", help="write the Trace (every number the scenes draw) as JSON")
-    trace.add_argument("--sentence", help="the sentence; its last word is the one predicted "
-                                          "(default: the story's sentence for --lang)")
+    trace.add_argument(
+        "--sentence", help="the sentence; its last word is the one predicted (default: the story's sentence for --lang)"
+    )
     trace.add_argument("--corpus", help="your own corpus file: one sentence per line, words separated by spaces")
-    trace.add_argument("--lang", type=language, help="zh or en (default: the language the corpus, or else the sentence, is written in)")
+    trace.add_argument(
+        "--lang", type=language, help="zh or en (default: the language the corpus, or else the sentence, is written in)"
+    )
     trace.add_argument("--out", help="where to write (default: out/<sentence>/trace.json)")
     train = commands.add_parser("train", help="train the models on a corpus and store them")
     train.add_argument("--corpus", help="corpus file (default: the story corpus for --lang)")

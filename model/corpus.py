@@ -2,7 +2,8 @@
 
 A corpus file holds one sentence per line, its words separated by spaces (Chinese too: the
 spaces teach the tokenizer the vocabulary, so "猫 喜欢 抓 老鼠" and not "猫喜欢抓老鼠"). A punctuation
-mark is a word of its own, spaced or not ("老鼠，狗" is 老鼠 ， 狗). Blank lines and lines starting with "#" are skipped.
+mark is a word of its own, spaced or not ("老鼠，狗" is 老鼠 ， 狗). Blank lines and lines starting with "#"
+are skipped.
 
 The story corpus is generated, seeded, so that the explainer's claim is true of the trained models:
 several subjects share the verb, so the word after the verb can only be predicted from the subject,
@@ -12,8 +13,7 @@ then twenty-five more, again by kind), so the word after a filler depends on tha
 that reads word by word must keep the current word in its state beside the subject, which is what
 squeezes the subject out of an RNN's fixed-size state. The story had 6 subjects and 15 fillers until
 December 2026; widened to 20 and 40, the RNN's state has more subjects to hold apart and more
-different words pushing it around, and its accuracy falls with distance (README, "Does the RNN's
-accuracy really fall with distance?").
+different words pushing it around, and its accuracy falls with distance (docs/experiments.md).
 """
 
 from __future__ import annotations
@@ -66,35 +66,183 @@ class Story:
 # The two stories are twins: subject i, filler j and the verb translate word for word.
 STORIES = {
     "zh": Story(
-        subjects=(("猫",), ("狗",), ("鹰",), ("熊",), ("孩子",), ("狐狸",), ("蛇",), ("狼",), ("老虎",),
-                  ("蜘蛛",), ("蜥蜴",), ("狮子",), ("鲨鱼",), ("蝙蝠",), ("水獭",), ("刺猬",), ("企鹅",),
-                  ("海豚",), ("猎豹",), ("猴子",)),
-        objects=("老鼠", "飞盘", "兔子", "鱼", "蝴蝶", "鸡", "青蛙", "羊", "鹿", "苍蝇", "蚂蚁", "斑马",
-                 "海豹", "飞蛾", "螃蟹", "甲虫", "小虾", "乌贼", "羚羊", "蚱蜢"),
+        subjects=(
+            ("猫",),
+            ("狗",),
+            ("鹰",),
+            ("熊",),
+            ("孩子",),
+            ("狐狸",),
+            ("蛇",),
+            ("狼",),
+            ("老虎",),
+            ("蜘蛛",),
+            ("蜥蜴",),
+            ("狮子",),
+            ("鲨鱼",),
+            ("蝙蝠",),
+            ("水獭",),
+            ("刺猬",),
+            ("企鹅",),
+            ("海豚",),
+            ("猎豹",),
+            ("猴子",),
+        ),
+        objects=(
+            "老鼠",
+            "飞盘",
+            "兔子",
+            "鱼",
+            "蝴蝶",
+            "鸡",
+            "青蛙",
+            "羊",
+            "鹿",
+            "苍蝇",
+            "蚂蚁",
+            "斑马",
+            "海豹",
+            "飞蛾",
+            "螃蟹",
+            "甲虫",
+            "小虾",
+            "乌贼",
+            "羚羊",
+            "蚱蜢",
+        ),
         verb_parts=(("喜欢",), ("抓",)),
-        fillers=("今天", "每天", "早上", "晚上", "也", "总是", "一直", "常常", "经常",
-                 "在院子里", "偷偷", "悄悄", "真的", "非常", "特别",
-                 "昨天", "明天", "周末", "下午", "傍晚", "有时", "偶尔", "通常", "又", "还",
-                 "在附近", "在外面", "在屋里", "在楼上", "在楼下", "慢慢地", "快快地", "耐心地",
-                 "开心地", "急切地", "小心地", "确实", "十分", "相当", "大多"),
+        fillers=(
+            "今天",
+            "每天",
+            "早上",
+            "晚上",
+            "也",
+            "总是",
+            "一直",
+            "常常",
+            "经常",
+            "在院子里",
+            "偷偷",
+            "悄悄",
+            "真的",
+            "非常",
+            "特别",
+            "昨天",
+            "明天",
+            "周末",
+            "下午",
+            "傍晚",
+            "有时",
+            "偶尔",
+            "通常",
+            "又",
+            "还",
+            "在附近",
+            "在外面",
+            "在屋里",
+            "在楼上",
+            "在楼下",
+            "慢慢地",
+            "快快地",
+            "耐心地",
+            "开心地",
+            "急切地",
+            "小心地",
+            "确实",
+            "十分",
+            "相当",
+            "大多",
+        ),
         default_sentence="猫喜欢抓老鼠",
     ),
     "en": Story(
-        subjects=(("the", "cat"), ("the", "dog"), ("the", "eagle"), ("the", "bear"),
-                  ("the", "child"), ("the", "fox"), ("the", "snake"), ("the", "wolf"), ("the", "tiger"),
-                  ("the", "spider"), ("the", "lizard"), ("the", "lion"), ("the", "shark"), ("the", "bat"),
-                  ("the", "otter"), ("the", "hedgehog"), ("the", "penguin"), ("the", "dolphin"),
-                  ("the", "cheetah"), ("the", "monkey")),
-        objects=("mice", "frisbees", "rabbits", "fish", "butterflies", "chickens", "frogs", "sheep",
-                 "deer", "flies", "ants", "zebras", "seals", "moths", "crabs", "beetles", "shrimp",
-                 "squid", "antelopes", "grasshoppers"),
+        subjects=(
+            ("the", "cat"),
+            ("the", "dog"),
+            ("the", "eagle"),
+            ("the", "bear"),
+            ("the", "child"),
+            ("the", "fox"),
+            ("the", "snake"),
+            ("the", "wolf"),
+            ("the", "tiger"),
+            ("the", "spider"),
+            ("the", "lizard"),
+            ("the", "lion"),
+            ("the", "shark"),
+            ("the", "bat"),
+            ("the", "otter"),
+            ("the", "hedgehog"),
+            ("the", "penguin"),
+            ("the", "dolphin"),
+            ("the", "cheetah"),
+            ("the", "monkey"),
+        ),
+        objects=(
+            "mice",
+            "frisbees",
+            "rabbits",
+            "fish",
+            "butterflies",
+            "chickens",
+            "frogs",
+            "sheep",
+            "deer",
+            "flies",
+            "ants",
+            "zebras",
+            "seals",
+            "moths",
+            "crabs",
+            "beetles",
+            "shrimp",
+            "squid",
+            "antelopes",
+            "grasshoppers",
+        ),
         verb_parts=(("likes",), ("to", "catch")),
-        fillers=("today", "daily", "mornings", "nightly", "also", "always", "constantly", "often",
-                 "frequently", "outside", "secretly", "quietly", "really", "very", "especially",
-                 "yesterday", "tomorrow", "weekends", "afternoons", "evenings", "sometimes",
-                 "occasionally", "usually", "again", "still", "nearby", "outdoors", "indoors",
-                 "upstairs", "downstairs", "slowly", "quickly", "patiently", "happily", "eagerly",
-                 "carefully", "truly", "extremely", "quite", "mostly"),
+        fillers=(
+            "today",
+            "daily",
+            "mornings",
+            "nightly",
+            "also",
+            "always",
+            "constantly",
+            "often",
+            "frequently",
+            "outside",
+            "secretly",
+            "quietly",
+            "really",
+            "very",
+            "especially",
+            "yesterday",
+            "tomorrow",
+            "weekends",
+            "afternoons",
+            "evenings",
+            "sometimes",
+            "occasionally",
+            "usually",
+            "again",
+            "still",
+            "nearby",
+            "outdoors",
+            "indoors",
+            "upstairs",
+            "downstairs",
+            "slowly",
+            "quickly",
+            "patiently",
+            "happily",
+            "eagerly",
+            "carefully",
+            "truly",
+            "extremely",
+            "quite",
+            "mostly",
+        ),
         default_sentence="the cat likes to catch mice",
     ),
 }
@@ -103,7 +251,12 @@ STORIES = {
 def story_phrases(lang: str) -> list[tuple[str, ...]]:
     """The story's phrases in one language; phrase i of one language translates phrase i of the other."""
     story = STORIES[lang]
-    return [*story.subjects, *((word,) for word in story.fillers), *story.verb_parts, *((word,) for word in story.objects)]
+    return [
+        *story.subjects,
+        *((word,) for word in story.fillers),
+        *story.verb_parts,
+        *((word,) for word in story.objects),
+    ]
 
 
 def story_twin(words: list[str], lang: str) -> list[str] | None:
@@ -113,8 +266,9 @@ def story_twin(words: list[str], lang: str) -> list[str] | None:
     twins = dict(zip(story_phrases(lang), story_phrases(other)))
     twin, start = [], 0
     while start < len(words):
-        phrase = next((tuple(words[start:end]) for end in range(len(words), start, -1)
-                       if tuple(words[start:end]) in twins), None)
+        phrase = next(
+            (tuple(words[start:end]) for end in range(len(words), start, -1) if tuple(words[start:end]) in twins), None
+        )
         if phrase is None:
             return None
         twin.extend(twins[phrase])
@@ -268,8 +422,9 @@ SPACED_EXAMPLE = {"zh": "猫 喜欢 抓 老鼠", "en": "the cat likes to catch m
 
 def line_number(text: str, words: tuple[str, ...]) -> int:
     """The number of the file's first line that reads as these words."""
-    return next(n for n, line in enumerate(text.splitlines(), 1)
-                if tuple(words_of(without_sentence_end(line))) == words)
+    return next(
+        n for n, line in enumerate(text.splitlines(), 1) if tuple(words_of(without_sentence_end(line))) == words
+    )
 
 
 def spoken(words: tuple[str, ...]) -> list[str]:

@@ -1,5 +1,5 @@
-"""Files: where a sentence's outputs go, and publishing safely (a reader sees the old content or
-all of the new, never a part)."""
+"""Files: where a sentence's outputs go, where the user's cache is, and publishing safely (a reader
+sees the old content or all of the new, never a part)."""
 
 from __future__ import annotations
 
@@ -30,3 +30,11 @@ def write_atomically(path: Path, data: bytes) -> None:
 def sentence_folder(sentence: str) -> str:
     """A folder name for a sentence: its letters (Chinese kept), other characters as '-'."""
     return re.sub(r"[^\w]+", "-", sentence.strip().lower()).strip("-_")[:60] or "sentence"
+
+
+def cache_root() -> Path:
+    """The user's cache: models trained on their corpora, the √d_k measurements."""
+    configured = os.environ.get("ATTENTION_EXPLAINER_CACHE")
+    if configured:
+        return Path(configured)
+    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "attention-explainer"

@@ -15,8 +15,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from model.corpus import MAX_FILLERS, STORIES, LANGUAGES, Corpus, endless_story_pairs
-from model.files import write_atomically
+from model.corpus import LANGUAGES, MAX_FILLERS, STORIES, Corpus, endless_story_pairs
+from model.files import cache_root, write_atomically
 from model.tokenizer import Vocab
 
 HELD_OUT_SEED = 90210
@@ -47,8 +47,9 @@ def object_accuracy(model: nn.Module, vocab: Vocab, corpus: Corpus, filler_count
 
 
 @torch.no_grad()
-def object_accuracies(models: list[nn.Module], vocab: Vocab, corpus: Corpus, filler_count: int
-                      ) -> tuple[list[float], int]:
+def object_accuracies(
+    models: list[nn.Module], vocab: Vocab, corpus: Corpus, filler_count: int
+) -> tuple[list[float], int]:
     """``object_accuracy`` of each model, on one drawing of the held-out sentences."""
     sentences, unseen = held_out_sentences(corpus, filler_count)
     ids = torch.tensor([vocab.encode(list(s)) for s in sentences])  # (N, T): one length per count
@@ -73,8 +74,15 @@ def accuracy_by_distance(transformer, rnn, vocab: Vocab, corpus: Corpus) -> list
     rows = []
     for distance in range(MAX_FILLERS + 1):
         (transformer_accuracy, rnn_accuracy), unseen = object_accuracies([transformer, rnn], vocab, corpus, distance)
-        rows.append({"distance": distance, "transformer": transformer_accuracy, "rnn": rnn_accuracy,
-                     "sentences": HELD_OUT_PER_DISTANCE, "unseen": unseen})
+        rows.append(
+            {
+                "distance": distance,
+                "transformer": transformer_accuracy,
+                "rnn": rnn_accuracy,
+                "sentences": HELD_OUT_PER_DISTANCE,
+                "unseen": unseen,
+            }
+        )
     return rows
 
 
@@ -106,10 +114,17 @@ def sqrt_dk() -> list[dict]:
 @functools.lru_cache(maxsize=1)
 def stored_sqrt_dk_rows() -> list[dict]:
     """sqrt_dk_rows() from the cache file named by its inputs, measured and stored if missing or damaged."""
-    from model.models import cache_root
-
-    inputs = json.dumps([SQRT_DK_SIZES, SQRT_DK_SEED, SQRT_DK_SAMPLES, SQRT_DK_ROWS, SQRT_DK_KEYS, torch.__version__,
-                         inspect.getsource(sqrt_dk_rows)])
+    inputs = json.dumps(
+        [
+            SQRT_DK_SIZES,
+            SQRT_DK_SEED,
+            SQRT_DK_SAMPLES,
+            SQRT_DK_ROWS,
+            SQRT_DK_KEYS,
+            torch.__version__,
+            inspect.getsource(sqrt_dk_rows),
+        ]
+    )
     path = cache_root() / f"sqrt-dk-{hashlib.sha256(inputs.encode()).hexdigest()[:16]}.json"
     try:
         rows = json.loads(path.read_text(encoding="utf-8"))
@@ -146,18 +161,20 @@ def sqrt_dk_rows() -> list[dict]:
         scaled = scores / math.sqrt(d_k)
         largest = F.softmax(scores, dim=-1).max(dim=-1).values  # (rows,)
         typical = (largest - largest.median()).abs().argmin()
-        rows.append({
-            "d_k": d_k,
-            "score_variance": products.var().item(),
-            "score_variance_scaled": (products / math.sqrt(d_k)).var().item(),
-            "max_weight_unscaled": largest.median().item(),
-            "max_weight_scaled": F.softmax(scaled, dim=-1).max(dim=-1).values.median().item(),
-            "grad_norm_unscaled": softmax_jacobian_norm(scores).item(),
-            "grad_norm_scaled": softmax_jacobian_norm(scaled).item(),
-            "example_scores": scores[typical].tolist(),
-            "example_weights_unscaled": F.softmax(scores[typical], dim=-1).tolist(),
-            "example_weights_scaled": F.softmax(scaled[typical], dim=-1).tolist(),
-        })
+        rows.append(
+            {
+                "d_k": d_k,
+                "score_variance": products.var().item(),
+                "score_variance_scaled": (products / math.sqrt(d_k)).var().item(),
+                "max_weight_unscaled": largest.median().item(),
+                "max_weight_scaled": F.softmax(scaled, dim=-1).max(dim=-1).values.median().item(),
+                "grad_norm_unscaled": softmax_jacobian_norm(scores).item(),
+                "grad_norm_scaled": softmax_jacobian_norm(scaled).item(),
+                "example_scores": scores[typical].tolist(),
+                "example_weights_unscaled": F.softmax(scores[typical], dim=-1).tolist(),
+                "example_weights_scaled": F.softmax(scaled[typical], dim=-1).tolist(),
+            }
+        )
     return rows
 
 
@@ -182,8 +199,7 @@ def scale(attention: nn.Module) -> list[dict]:
     with torch.device("meta"):
         for length in SCALE_LENGTHS:
             network = fully_connected_for(length, c.d_model, c.vocab_size)
-            rows.append({"length": length, "fully_connected": parameter_count(network),
-                         "attention": attention_count})
+            rows.append({"length": length, "fully_connected": parameter_count(network), "attention": attention_count})
     return rows
 
 
@@ -191,8 +207,11 @@ def hardware() -> dict:
     """What this machine can hold: its memory, and the bytes of one float32 parameter."""
     memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     bytes_per_parameter = torch.finfo(torch.float32).bits // 8
-    return {"memory_bytes": memory, "bytes_per_parameter": bytes_per_parameter,
-            "parameters_that_fit": memory // bytes_per_parameter}
+    return {
+        "memory_bytes": memory,
+        "bytes_per_parameter": bytes_per_parameter,
+        "parameters_that_fit": memory // bytes_per_parameter,
+    }
 
 
 def counted(model, calls):
@@ -215,12 +234,16 @@ def kv_cache(model, ids: list[int]) -> dict:
     idx = torch.tensor([ids])  # (1, T)
     T, cache = idx.shape[1], {}
     without, recomputed = counted(model, [lambda t=t: model(idx[:, : t + 1])[:, -1] for t in range(T)])
-    with_cache, cached = counted(model, [lambda t=t: model.step(idx[:, t: t + 1], cache)[:, -1] for t in range(T)])
+    with_cache, cached = counted(model, [lambda t=t: model.step(idx[:, t : t + 1], cache)[:, -1] for t in range(T)])
     stored = sum(tensor.numel() for tensor in cache.values())
-    return {"projections_without_cache": sum(without), "projections_with_cache": sum(with_cache),
-            "steps_without_cache": without, "steps_with_cache": with_cache,
-            "max_abs_diff": (torch.cat(recomputed) - torch.cat(cached)).abs().max().item(),
-            "cached_numbers": stored}
+    return {
+        "projections_without_cache": sum(without),
+        "projections_with_cache": sum(with_cache),
+        "steps_without_cache": without,
+        "steps_with_cache": with_cache,
+        "max_abs_diff": (torch.cat(recomputed) - torch.cat(cached)).abs().max().item(),
+        "cached_numbers": stored,
+    }
 
 
 @torch.no_grad()
@@ -235,8 +258,12 @@ def sequential_steps(attention, rnn, ids: list[int]) -> dict:
     idx = torch.tensor([ids])
     rnn.steps, attention.projection_calls = 0, 0
     rnn(idx), attention(idx)
-    return {"rnn_steps": rnn.steps, "attention_steps": attention.projection_calls,
-            "rnn_path": rnn.steps - 1, "attention_path": attention.projection_calls}
+    return {
+        "rnn_steps": rnn.steps,
+        "attention_steps": attention.projection_calls,
+        "rnn_path": rnn.steps - 1,
+        "attention_path": attention.projection_calls,
+    }
 
 
 @torch.no_grad()
@@ -262,5 +289,7 @@ def head_behaviour(model, vocab: Vocab, corpus: Corpus) -> list[dict]:
         shares[:, 2] += weights[:, rows, rows].mean(dim=1)
     shares /= len(sentences)
     names = ("subject" if story else "first", "previous", "itself")
-    return [{"head": h, "looks_at": names[int(shares[h].argmax())],
-             "shares": dict(zip(names, shares[h].tolist()))} for h in range(model.config.heads)]
+    return [
+        {"head": h, "looks_at": names[int(shares[h].argmax())], "shares": dict(zip(names, shares[h].tolist()))}
+        for h in range(model.config.heads)
+    ]

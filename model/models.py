@@ -7,7 +7,6 @@ under ``$ATTENTION_EXPLAINER_CACHE`` (default ``~/.cache/attention-explainer``) 
 from __future__ import annotations
 
 import hashlib
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +18,7 @@ from model.attention import AttentionConfig, AttentionModel
 from model.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from model.console import say
 from model.corpus import ASSETS, Corpus, default_corpus_path, load_corpus, story_pairs
+from model.files import cache_root
 from model.rnn import ElmanRNN, RNNConfig
 from model.tokenizer import Vocab
 from model.translator import END, PAD, START, Translator, TranslatorConfig
@@ -28,13 +28,6 @@ WEIGHTS = ASSETS / "weights"
 # one before, their roles changing from sentence to sentence; with three, one head takes the subject
 # and one the word itself.
 MULTI_HEAD_HEADS = 3
-
-
-def cache_root() -> Path:
-    configured = os.environ.get("ATTENTION_EXPLAINER_CACHE")
-    if configured:
-        return Path(configured)
-    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "attention-explainer"
 
 
 def models_path(corpus: Corpus) -> Path:
@@ -76,8 +69,10 @@ def training_time(words: int) -> str:
 def train_models(corpus: Corpus, translator: bool = False) -> tuple[dict, dict | None]:
     """Train the corpus's models (and the translator if asked), in parallel; their payloads."""
     started = time.monotonic()
-    say(f"training on {corpus.path} ({len(corpus.sentences)} sentences, {len(corpus.words):,} words); "
-        f"{training_time(len(corpus.words))}")
+    say(
+        f"training on {corpus.path} ({len(corpus.sentences)} sentences, {len(corpus.words):,} words); "
+        f"{training_time(len(corpus.words))}"
+    )
     vocab = Vocab(corpus.words, corpus.lang)
     inputs, targets = train.next_word_data(corpus.sentences, vocab)
     # Longest first, so that the cores finish together: translator, RNN, multi-head (a layer more), attention.
@@ -205,9 +200,12 @@ def translate_words(model: Translator, source: Vocab, target: Vocab, words: list
     result = model.translate(torch.tensor([source.encode(words)]), target.ids[START], target.ids[END])
     produced = until_end(target.decode(result["target"][0].tolist()))
     length = len(produced)
-    return {"target": produced, "encoder_weights": result["encoder_weights"][0],
-            "decoder_weights": result["decoder_weights"][0, :length, :length],
-            "cross_weights": result["cross_weights"][0, :length]}
+    return {
+        "target": produced,
+        "encoder_weights": result["encoder_weights"][0],
+        "decoder_weights": result["decoder_weights"][0, :length, :length],
+        "cross_weights": result["cross_weights"][0, :length],
+    }
 
 
 def held_out_translations(zh: Corpus):
@@ -249,5 +247,6 @@ def load_translator() -> TranslatorModels:
         say(f"wrote {TRANSLATOR_PATH}")
     model = Translator(TranslatorConfig(**payload["config"]))
     model.load_state_dict(payload["state"])
-    return TranslatorModels(model.eval(), Vocab(payload["source_words"], "zh"),
-                            Vocab(payload["target_words"], "en"), payload["exact_match"])
+    return TranslatorModels(
+        model.eval(), Vocab(payload["source_words"], "zh"), Vocab(payload["target_words"], "en"), payload["exact_match"]
+    )

@@ -72,24 +72,29 @@ class Vocab:
     def _english_word(self, chunk: str) -> str | None:
         """The vocabulary's spelling of a word: as written, in lower case, or as the corpus wrote it ("The"
         for "the", where the corpus starts every sentence with a capital)."""
-        return next((word for word in (chunk, chunk.lower(), self.uncased.get(chunk.lower())) if word in self.ids),
-                    None)
+        return next(
+            (word for word in (chunk, chunk.lower(), self.uncased.get(chunk.lower())) if word in self.ids), None
+        )
 
     def _longest_match(self, text: str, start: int) -> str | None:
         for size in range(min(self.longest, len(text) - start), 0, -1):
-            if text[start:start + size] in self.ids:
-                return text[start:start + size]
+            if text[start : start + size] in self.ids:
+                return text[start : start + size]
         return None
 
     def _unknown(self, word: str, sentence: str) -> SentenceError:
         examples = ", ".join(self.words[:12])
         if is_punctuation(word):
             where = self.corpus or "the story corpus"
-            return SentenceError(f"the punctuation mark {shown(word)} is not in {where}, so the models cannot "
-                                 "read it: leave it out of the sentence")
+            return SentenceError(
+                f"the punctuation mark {shown(word)} is not in {where}, so the models cannot "
+                "read it: leave it out of the sentence"
+            )
         if self.corpus is not None:
-            return SentenceError(f"unknown word {shown(word)} in the sentence: use words of {self.corpus} "
-                                 f"({examples}, …) or add sentences that use it to {self.corpus}")
+            return SentenceError(
+                f"unknown word {shown(word)} in the sentence: use words of {self.corpus} "
+                f"({examples}, …) or add sentences that use it to {self.corpus}"
+            )
         return SentenceError(
             f"unknown word {shown(word)} in the sentence: {self._other_language(sentence)}use words the models "
             f"know ({examples}, …) or pass --corpus FILE with sentences that use it"

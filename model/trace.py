@@ -14,8 +14,8 @@ from torch.nn import functional as F
 from model import measure
 from model.corpus import STORIES, Corpus, default_corpus_path, is_punctuation, load_corpus, story_twin
 from model.models import Models, load_models, load_translator, translate_words
-from model.train import ATTENTION_SCHEDULE
 from model.trace_schema import TRACE_FORMAT, content_hash, validate
+from model.train import ATTENTION_SCHEDULE
 
 TOP_K = 5
 
@@ -30,8 +30,9 @@ def top_predictions(logits: torch.Tensor, words: list[str]) -> list[list]:
     corpus of fewer words)."""
     probabilities = torch.softmax(logits, dim=-1)  # (T, vocab)
     values, ids = probabilities.topk(min(TOP_K, len(words)), dim=-1)
-    return [[[words[i], round(p, 6)] for p, i in zip(row_v.tolist(), row_i.tolist())]
-            for row_v, row_i in zip(values, ids)]
+    return [
+        [[words[i], round(p, 6)] for p, i in zip(row_v.tolist(), row_i.tolist())] for row_v, row_i in zip(values, ids)
+    ]
 
 
 @torch.no_grad()
@@ -59,8 +60,9 @@ def followed_word(tokens: list[str], corpus: Corpus) -> int:
     words that every corpus sentence starts with (English "the") and punctuation marks (an opening “),
     which tell this sentence from no other. At least the last two steps stay to be followed."""
     shared = 0
-    while shared < len(tokens) - 2 and (is_punctuation(tokens[shared]) or
-                                        all(s[shared:shared + 1] == (tokens[shared],) for s in corpus.sentences)):
+    while shared < len(tokens) - 2 and (
+        is_punctuation(tokens[shared]) or all(s[shared : shared + 1] == (tokens[shared],) for s in corpus.sentences)
+    ):
         shared += 1
     return shared
 
@@ -97,18 +99,27 @@ def training_section(models: Models, ids: list[int], weights: list[list[float]])
         inside = models.attention_at(index).inspect(torch.tensor([ids]))
         q, k = inside["queries"][0, 0, query], inside["keys"][0, 0, : query + 1]
         scores = k @ q / math.sqrt(d_k)  # (query + 1,)
-        history.append({"step": entry["step"], "loss": round(entry["loss"], 6),
-                        "key_weight": round(inside["weights"][0, 0, query, key].item(), 6),
-                        "key_score": round(scores[key].item(), 6),
-                        "query_scores": rounded(scores),
-                        "target_probability": round(torch.softmax(inside["logits"][0, query], -1)[target].item(), 6)})
+        history.append(
+            {
+                "step": entry["step"],
+                "loss": round(entry["loss"], 6),
+                "key_weight": round(inside["weights"][0, 0, query, key].item(), 6),
+                "key_score": round(scores[key].item(), 6),
+                "query_scores": rounded(scores),
+                "target_probability": round(torch.softmax(inside["logits"][0, query], -1)[target].item(), 6),
+            }
+        )
     first = models.attention_at(0).inspect(torch.tensor([ids]))["logits"][0]
     rises = [b["key_weight"] - a["key_weight"] for a, b in zip(history, history[1:])]
     steepest = max(range(len(rises)), key=rises.__getitem__) if rises else 0
-    return {"query_index": query, "key_index": key, "history": history,
-            "frozen_steps": ATTENTION_SCHEDULE.attention_delay,
-            "start_predictions": top_predictions(first, models.vocab.words)[query],
-            "copy_updates": copy_updates(models.attention_at(steepest), ids) | {"step": history[steepest]["step"]}}
+    return {
+        "query_index": query,
+        "key_index": key,
+        "history": history,
+        "frozen_steps": ATTENTION_SCHEDULE.attention_delay,
+        "start_predictions": top_predictions(first, models.vocab.words)[query],
+        "copy_updates": copy_updates(models.attention_at(steepest), ids) | {"step": history[steepest]["step"]},
+    }
 
 
 def copy_updates(model, ids: list[int]) -> dict:
@@ -125,8 +136,12 @@ def copy_updates(model, ids: list[int]) -> dict:
         connections = (model.query.weight, model.key.weight)  # (d_k, d_model) each
         copies = [torch.autograd.grad(loss, connections, retain_graph=True) for loss in losses]
         shared = torch.autograd.grad(losses.mean(), connections)
-    return {"query": [rounded(-grads[0], 8) for grads in copies], "key": [rounded(-grads[1], 8) for grads in copies],
-            "shared_query": rounded(-shared[0], 8), "shared_key": rounded(-shared[1], 8)}
+    return {
+        "query": [rounded(-grads[0], 8) for grads in copies],
+        "key": [rounded(-grads[1], 8) for grads in copies],
+        "shared_query": rounded(-shared[0], 8),
+        "shared_key": rounded(-shared[1], 8),
+    }
 
 
 @torch.no_grad()
@@ -137,9 +152,13 @@ def multi_head_section(models: Models, ids: list[int]) -> dict:
     inside = model.inspect(torch.tensor([ids]))
     mixed = inside["mixed"][0]  # (H, T, d_k)
     concatenated = mixed.transpose(0, 1).reshape(len(ids), -1)  # (T, H·d_k)
-    return {"weights": rounded(inside["weights"][0]), "heads": models.head_behaviour,
-            "outputs": rounded(mixed), "combined": rounded(model.combine(concatenated)),
-            "config": model.config.to_dict()}
+    return {
+        "weights": rounded(inside["weights"][0]),
+        "heads": models.head_behaviour,
+        "outputs": rounded(mixed),
+        "combined": rounded(model.combine(concatenated)),
+        "config": model.config.to_dict(),
+    }
 
 
 def encoder_decoder_section(tokens: list[str], lang: str) -> dict:

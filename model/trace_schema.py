@@ -34,9 +34,12 @@ def check(condition: bool, message: str) -> None:
 
 
 def check_matrix(matrix, rows: int, cols: int, name: str) -> None:
-    check(isinstance(matrix, list) and len(matrix) == rows
-          and all(isinstance(r, list) and len(r) == cols for r in matrix),
-          f"{name} must be {rows}×{cols}")
+    check(
+        isinstance(matrix, list)
+        and len(matrix) == rows
+        and all(isinstance(r, list) and len(r) == cols for r in matrix),
+        f"{name} must be {rows}×{cols}",
+    )
 
 
 def check_weights(matrix, size: int, name: str, causal: bool = True) -> None:
@@ -46,15 +49,31 @@ def check_weights(matrix, size: int, name: str, causal: bool = True) -> None:
         check(abs(sum(row) - 1) < ROW_SUM_TOLERANCE, f"{name} row {i} sums to {sum(row):.6f}, not 1")
         check(all(w >= 0 for w in row), f"{name} row {i} has a negative weight")
         if causal:
-            check(all(w == 0 for w in row[i + 1:]), f"{name} row {i} looks at a later word")
+            check(all(w == 0 for w in row[i + 1 :]), f"{name} row {i} looks at a later word")
 
 
 def validate(trace: dict) -> None:
     """Raise TraceError unless the trace has every field with consistent shapes and weights."""
-    check(trace.get("format") == TRACE_FORMAT,
-          f"format {trace.get('format')} is not {TRACE_FORMAT} (written by another version); rebuild it")
-    required = ("sentence", "lang", "tokens", "attention", "rnn", "accuracy_by_distance", "training",
-                "kv_cache", "sequential", "scale", "hardware", "sqrt_dk", "multi_head", "encoder_decoder")
+    check(
+        trace.get("format") == TRACE_FORMAT,
+        f"format {trace.get('format')} is not {TRACE_FORMAT} (written by another version); rebuild it",
+    )
+    required = (
+        "sentence",
+        "lang",
+        "tokens",
+        "attention",
+        "rnn",
+        "accuracy_by_distance",
+        "training",
+        "kv_cache",
+        "sequential",
+        "scale",
+        "hardware",
+        "sqrt_dk",
+        "multi_head",
+        "encoder_decoder",
+    )
     missing = [name for name in required if name not in trace]
     check(not missing, f"missing {', '.join(missing)}")
     check(trace["lang"] in LANGUAGES, f"lang {trace['lang']!r} is not one of {', '.join(LANGUAGES)}")
@@ -82,14 +101,20 @@ def validate(trace: dict) -> None:
     check(len(multi["outputs"]) == len(heads), "multi_head needs an output per head")
     check_matrix(multi["combined"], T, multi["config"]["d_k"], "multi_head.combined")
     for row in trace["sqrt_dk"]:
-        check(len(row["example_scores"]) == len(row["example_weights_unscaled"]) == len(row["example_weights_scaled"]),
-              "sqrt_dk examples need a weight per score")
+        check(
+            len(row["example_scores"]) == len(row["example_weights_unscaled"]) == len(row["example_weights_scaled"]),
+            "sqrt_dk examples need a weight per score",
+        )
     pair = trace["encoder_decoder"]
-    check(pair.get("source_from") in SOURCES_FROM, f"encoder_decoder.source_from must be one of {', '.join(SOURCES_FROM)}")
+    check(
+        pair.get("source_from") in SOURCES_FROM, f"encoder_decoder.source_from must be one of {', '.join(SOURCES_FROM)}"
+    )
     S, U = len(pair["source_tokens"]), len(pair["target_tokens"])
     reference = pair.get("reference_tokens")
-    check(reference is None or isinstance(reference, list) and all(isinstance(w, str) for w in reference),
-          "encoder_decoder.reference_tokens must be a list of words or null")
+    check(
+        reference is None or isinstance(reference, list) and all(isinstance(w, str) for w in reference),
+        "encoder_decoder.reference_tokens must be a list of words or null",
+    )
     check_weights(pair["encoder_weights"], S, "encoder_decoder.encoder_weights", causal=False)
     check_weights(pair["decoder_weights"], U, "encoder_decoder.decoder_weights")
     check_matrix(pair["cross_weights"], U, S, "encoder_decoder.cross_weights")
@@ -98,8 +123,11 @@ def validate(trace: dict) -> None:
     check_training(trace["training"], T, d_k, len(attention["inputs"][0]))
     kv = trace["kv_cache"]
     check(len(kv["steps_without_cache"]) == len(kv["steps_with_cache"]) == T, "kv_cache needs a count per word")
-    check(sum(kv["steps_without_cache"]) == kv["projections_without_cache"]
-          and sum(kv["steps_with_cache"]) == kv["projections_with_cache"], "kv_cache step counts must add up")
+    check(
+        sum(kv["steps_without_cache"]) == kv["projections_without_cache"]
+        and sum(kv["steps_with_cache"]) == kv["projections_with_cache"],
+        "kv_cache step counts must add up",
+    )
 
 
 def check_training(training: dict, T: int, d_k: int, d_model: int) -> None:

@@ -147,8 +147,11 @@ def train_language_model(model, inputs, targets, schedule: Schedule, label: str,
     if record:
         with torch.no_grad():
             logits = model(inputs[: schedule.batch])
-            record(0, F.cross_entropy(logits.flatten(0, 1), targets[: schedule.batch].flatten(),
-                                      ignore_index=IGNORE).item(), model)
+            record(
+                0,
+                F.cross_entropy(logits.flatten(0, 1), targets[: schedule.batch].flatten(), ignore_index=IGNORE).item(),
+                model,
+            )
     for step, rows in batches(len(inputs), schedule, SEED):
         logits = model(inputs[rows])  # (B, T, vocab)
         loss = F.cross_entropy(logits.flatten(0, 1), targets[rows].flatten(), ignore_index=IGNORE)
@@ -186,8 +189,15 @@ def train_multi_head(vocab: Vocab, inputs, targets, heads: int):
         return train_language_model(model, inputs, targets, ATTENTION_SCHEDULE, f"multi-head ({heads} heads)")
 
 
-def train_rnn_of_size(vocab: Vocab, inputs, targets, size: int, seed: int = SEED, steps: int | None = None,
-                      kind: type[ElmanRNN] = ElmanRNN) -> ElmanRNN:
+def train_rnn_of_size(
+    vocab: Vocab,
+    inputs,
+    targets,
+    size: int,
+    seed: int = SEED,
+    steps: int | None = None,
+    kind: type[ElmanRNN] = ElmanRNN,
+) -> ElmanRNN:
     """An RNN with ``size`` hidden nodes, trained with RNN_SCHEDULE (for ``steps`` steps if given);
     ``kind`` is the network, an ElmanRNN or a benchmark's variant of it."""
     schedule = RNN_SCHEDULE if steps is None else replace(RNN_SCHEDULE, steps=steps)
@@ -258,8 +268,10 @@ def run_parallel(tasks: dict[str, tuple]) -> dict:
             for worker in running:
                 worker.join()
             if isinstance(error, BrokenProcessPool):
-                raise TrainingError("a training process stopped unexpectedly (killed for lack of memory? a larger "
-                                    "vocabulary needs more): free some memory or use a smaller corpus") from None
+                raise TrainingError(
+                    "a training process stopped unexpectedly (killed for lack of memory? a larger "
+                    "vocabulary needs more): free some memory or use a smaller corpus"
+                ) from None
             raise
 
 
@@ -267,8 +279,11 @@ def translation_data(pairs, source: Vocab, target: Vocab):
     src = [source.encode(zh) for zh, _ in pairs]
     tgt = [target.encode([START, *en, END]) for _, en in pairs]
     width = max(len(t) for t in tgt) - 1
-    return (padded(src, max(len(s) for s in src), 0), padded([t[:-1] for t in tgt], width, 0),
-            padded([t[1:] for t in tgt], width, IGNORE))
+    return (
+        padded(src, max(len(s) for s in src), 0),
+        padded([t[:-1] for t in tgt], width, 0),
+        padded([t[1:] for t in tgt], width, IGNORE),
+    )
 
 
 def train_translator(pairs, source: Vocab, target: Vocab) -> Translator:
@@ -276,8 +291,9 @@ def train_translator(pairs, source: Vocab, target: Vocab) -> Translator:
     schedule = TRANSLATOR_SCHEDULE
     with deterministic(SEED):
         model = Translator(TranslatorConfig(len(source), len(target)))
-        optimiser = torch.optim.AdamW(model.parameters(), lr=schedule.lr, weight_decay=TRANSLATOR_WEIGHT_DECAY,
-                                      fused=True)
+        optimiser = torch.optim.AdamW(
+            model.parameters(), lr=schedule.lr, weight_decay=TRANSLATOR_WEIGHT_DECAY, fused=True
+        )
         progress = Progress("translator", schedule.steps)
         for step, rows in batches(len(source_ids), schedule, SEED):
             logits = model(source_ids[rows], target_in[rows])

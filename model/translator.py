@@ -40,8 +40,7 @@ class AttentionBlock(nn.Module):
         self.value = nn.Linear(d_model, d_model)
         self.out = nn.Linear(d_model, d_model)
 
-    def forward(self, x: torch.Tensor, memory: torch.Tensor | None, causal: bool,
-                padding: torch.Tensor | None = None):
+    def forward(self, x: torch.Tensor, memory: torch.Tensor | None, causal: bool, padding: torch.Tensor | None = None):
         """padding (B, S): True where a key is padding and must get no weight."""
         h = self.norm(x)
         source = h if memory is None else memory
@@ -59,8 +58,9 @@ class AttentionBlock(nn.Module):
 class FeedForward(nn.Module):
     def __init__(self, d_model: int, d_hidden: int):
         super().__init__()
-        self.net = nn.Sequential(nn.LayerNorm(d_model), nn.Linear(d_model, d_hidden), nn.ReLU(),
-                                 nn.Linear(d_hidden, d_model))
+        self.net = nn.Sequential(
+            nn.LayerNorm(d_model), nn.Linear(d_model, d_hidden), nn.ReLU(), nn.Linear(d_hidden, d_model)
+        )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return x + self.net(x)
@@ -114,5 +114,9 @@ class Translator(nn.Module):
             if finished.all():
                 break
         _, self_weights, cross_weights = self.decode(target[:, :-1], memory, source == 0)
-        return dict(target=target[:, 1:], encoder_weights=encoder_weights,
-                    decoder_weights=self_weights, cross_weights=cross_weights)
+        return dict(
+            target=target[:, 1:],
+            encoder_weights=encoder_weights,
+            decoder_weights=self_weights,
+            cross_weights=cross_weights,
+        )

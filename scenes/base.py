@@ -6,8 +6,7 @@ from __future__ import annotations
 import os
 from contextlib import contextmanager
 
-from manim import (DOWN, UL, UP, FadeIn, FadeOut, ManimColor, Mobject, MovingCameraScene, Rectangle, Text, VGroup,
-                   config)
+from manim import DOWN, UL, UP, FadeIn, FadeOut, ManimColor, Mobject, MovingCameraScene, Rectangle, Text, VGroup, config
 
 from scenes import encoding, source, voice
 from scenes.mobjects import fitted, label, number
@@ -61,8 +60,9 @@ class ExplainerScene(MovingCameraScene):
     def word(self, key: str, size: float = 22, role: str = "text") -> Text:
         return label(self.say(key), size, role)
 
-    def shown(self, name: str, value: float, digits: int = 2, size: float = SMALL, role: str = "text",
-              grouped: bool = False) -> Text:
+    def shown(
+        self, name: str, value: float, digits: int = 2, size: float = SMALL, role: str = "text", grouped: bool = False
+    ) -> Text:
         """A number for the screen, recorded under ``name`` for the tests."""
         self.numbers_on_screen[name] = value
         return number(value, digits, size, role, grouped)
@@ -85,8 +85,14 @@ class ExplainerScene(MovingCameraScene):
         frame = self.camera.frame
         zoom = frame.height / config.frame_height
         line = self.one_line(self.say(f"{self.chapter_key}.recap"), LABEL, "emphasis").scale(zoom)
-        strip = Rectangle(width=(RIGHT_MARGIN - LEFT_MARGIN) * zoom, height=RECAP_BAND * zoom, stroke_width=0, stroke_color=role_colour("background"),
-                          fill_color=role_colour("background"), fill_opacity=0.9)
+        strip = Rectangle(
+            width=(RIGHT_MARGIN - LEFT_MARGIN) * zoom,
+            height=RECAP_BAND * zoom,
+            stroke_width=0,
+            stroke_color=role_colour("background"),
+            fill_color=role_colour("background"),
+            fill_opacity=0.9,
+        )
         strip.move_to(frame.get_bottom(), aligned_edge=DOWN)
         line.move_to(strip)
         with self.narration(f"{self.chapter_key}.recap"):
@@ -157,4 +163,3 @@ def report_progress(done: int, total: int) -> None:
     if path:
         with open(path, "a", encoding="utf-8") as progress:
             progress.write(f"{done}/{total}\n")
-

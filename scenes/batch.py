@@ -58,12 +58,18 @@ class Job:
 
 
 def batch_parser() -> Parser:
-    p = Parser(prog="render.sh batch", description="Render a list of sentences: one job a line in FILE, a "
-               "sentence optionally followed by its own flags; '#' starts a comment. The flags after FILE "
-               "(every flag of ./render.sh) apply to every job; --out DIR puts each job in DIR/<sentence>/<lang>-<quality>.")
+    p = Parser(
+        prog="render.sh batch",
+        description="Render a list of sentences: one job a line in FILE, a "
+        "sentence optionally followed by its own flags; '#' starts a comment. The flags after FILE "
+        "(every flag of ./render.sh) apply to every job; --out DIR puts each job in DIR/<sentence>/<lang>-<quality>.",
+    )
     p.add_argument("file", help="the jobs, one a line")
-    p.add_argument("--ray", help="run the chapters as Ray tasks: 'local' starts a Ray cluster on this machine, "
-                   "or give a cluster's address (host:port); needs pip install '.[cluster]'")
+    p.add_argument(
+        "--ray",
+        help="run the chapters as Ray tasks: 'local' starts a Ray cluster on this machine, "
+        "or give a cluster's address (host:port); needs pip install '.[cluster]'",
+    )
     return p
 
 
@@ -112,8 +118,10 @@ def checked_jobs(path: Path, common: list[str]) -> tuple[list[Job], Path]:
     seen: dict[Path, int] = {}
     for job in jobs:
         if job.request.out in seen:
-            raise UsageError(f"{path} line {job.number} writes to the same folder as line {seen[job.request.out]} "
-                             f"({job.request.out}): give one of them another --quality, --lang or sentence")
+            raise UsageError(
+                f"{path} line {job.number} writes to the same folder as line {seen[job.request.out]} "
+                f"({job.request.out}): give one of them another --quality, --lang or sentence"
+            )
         seen[job.request.out] = job.number
     return jobs, out_root if out_root is not None else PROJECT / "out"
 
@@ -164,8 +172,11 @@ class Scheduler:
             soundtrack.prepare_recordings(Path(request.voice), lines, job.work / "recordings")
         job.old = render.previous_chapters(request.out) if request.out.exists() else {}
         job.keys = {c.slug: render.chapter_key(c, request, job.trace) for c in request.chapters}
-        job.todo = [c for c in request.chapters
-                    if request.slides or not render.reusable(job.old.get(c.slug), job.keys[c.slug], request.out)]
+        job.todo = [
+            c
+            for c in request.chapters
+            if request.slides or not render.reusable(job.old.get(c.slug), job.keys[c.slug], request.out)
+        ]
         job.pending = len(job.todo)
 
     def render_chapter(self, job: Job, chapter: Chapter) -> render.Rendered:
@@ -205,8 +216,10 @@ class Scheduler:
         if self.done_chapters:
             remaining = elapsed / self.done_chapters * (self.total_chapters - self.done_chapters)
             left = f", about {remaining:.0f}s left"
-        return (f"jobs {jobs_done}/{len(self.jobs)}, chapters {self.done_chapters}/{self.total_chapters}, "
-                f"{elapsed:.0f}s{left}")
+        return (
+            f"jobs {jobs_done}/{len(self.jobs)}, chapters {self.done_chapters}/{self.total_chapters}, "
+            f"{elapsed:.0f}s{left}"
+        )
 
     def run(self, work: Path) -> None:
         for job in self.jobs:  # one Trace at a time: a new corpus is trained once, then cached
@@ -245,8 +258,10 @@ class Scheduler:
         with self.lock:
             self.done_chapters += 1
         job.pending -= 1
-        say(f"  job {job.number} chapter {chapter.number}: {'done' if job.error is None else 'failed'} "
-            f"({self.progress()})")
+        say(
+            f"  job {job.number} chapter {chapter.number}: {'done' if job.error is None else 'failed'} "
+            f"({self.progress()})"
+        )
         if job.pending == 0:
             self.finish(job)
 
@@ -268,8 +283,12 @@ class RayChapters:
             raise UsageError("--ray needs Ray: pip install '.[cluster]' (or ./render.sh setup --cluster)") from None
         self.ray = ray
         if not ray.is_initialized():
-            ray.init(address=None if address == "local" else address, include_dashboard=False,
-                     log_to_driver=False, runtime_env={"env_vars": {"PYTHONPATH": str(PROJECT)}})
+            ray.init(
+                address=None if address == "local" else address,
+                include_dashboard=False,
+                log_to_driver=False,
+                runtime_env={"env_vars": {"PYTHONPATH": str(PROJECT)}},
+            )
         self.task = ray.remote(num_cpus=1)(chapter_task)
 
     def render(self, chapter: Chapter, job: Job) -> render.Rendered:
@@ -285,8 +304,9 @@ class RayChapters:
         clip = next(folder / name for name in files if name.startswith("clip."))
         srt = folder / "clip.srt"
         sections = folder / "sections"
-        return render.Rendered(clip, srt if srt.exists() else None, sections if job.request.sections else None,
-                               timeline, seconds, peak)
+        return render.Rendered(
+            clip, srt if srt.exists() else None, sections if job.request.sections else None, timeline, seconds, peak
+        )
 
 
 def chapter_task(number: int, request: render.Request, trace: str, recordings: dict[str, bytes]):
@@ -323,9 +343,17 @@ def display_width(words: str) -> int:
 
 
 def summary(jobs: list[Job], root: Path) -> None:
-    rows = [{"line": job.number, "job": job.text, "status": "published" if job.published else "failed",
-             "seconds": round(job.seconds, 1), "output": str(job.request.out) if job.published else None,
-             "error": job.error} for job in jobs]
+    rows = [
+        {
+            "line": job.number,
+            "job": job.text,
+            "status": "published" if job.published else "failed",
+            "seconds": round(job.seconds, 1),
+            "output": str(job.request.out) if job.published else None,
+            "error": job.error,
+        }
+        for job in jobs
+    ]
     width = max(display_width(row["job"]) for row in rows)
     say(f"{'line':>4}  {'job' + ' ' * (width - 3)}  {'status':<9}  {'seconds':>7}  output or error")
     for row in rows:
@@ -347,8 +375,10 @@ def run_batch(argv: list[str]) -> int:
         render.check_system(lang)
     workers = max(job.request.jobs for job in jobs)
     chapters = sum(len(job.request.chapters) for job in jobs)
-    say(f"batch: {len(jobs)} jobs, {chapters} chapters, {workers} at once"
-        + (f" on Ray ({args.ray})" if args.ray else ""))
+    say(
+        f"batch: {len(jobs)} jobs, {chapters} chapters, {workers} at once"
+        + (f" on Ray ({args.ray})" if args.ray else "")
+    )
     scheduler = Scheduler(jobs, workers, args.ray)
     with tempfile.TemporaryDirectory(prefix=f"{render.WORK_PREFIX}{os.getpid()}-batch-") as tmp:
         scheduler.run(Path(tmp))

@@ -9,8 +9,24 @@ bars; the most probable word comes out as text, boxed as the input word was.
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, AnimationGroup, Arrow, Create, Dot, FadeIn, FadeOut, GrowFromEdge,
-                   LaggedStart, Line, MoveAlongPath, SurroundingRectangle, VGroup)
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    AnimationGroup,
+    Arrow,
+    Create,
+    Dot,
+    FadeIn,
+    FadeOut,
+    GrowFromEdge,
+    LaggedStart,
+    Line,
+    MoveAlongPath,
+    SurroundingRectangle,
+    VGroup,
+)
 
 from scenes.base import LEFT_MARGIN, RIGHT_MARGIN, ExplainerScene
 from scenes.mobjects import NodeLayer, VectorColumn, label, prediction_rows, tag
@@ -39,7 +55,8 @@ def rim_to_rim(start, end, start_radius: float, end_radius: float, opacity: floa
     """An edge from one node's rim to another's, where a number leaves one and enters the other."""
     direction = Line(start, end).get_unit_vector()
     return Line(start + direction * start_radius, end - direction * end_radius).set_stroke(
-        role_colour("muted"), NETWORK_EDGE_WIDTH, opacity)
+        role_colour("muted"), NETWORK_EDGE_WIDTH, opacity
+    )
 
 
 class NetworkBasics(ExplainerScene):
@@ -69,8 +86,9 @@ class NetworkBasics(ExplainerScene):
         token_id = self.trace["attention"]["token_ids"][self.index]
         # a long word shrinks to the box's room, but never below the smallest size
         self.token = label(word, max(SMALL, min(HEADING, HEADING * WORD_WIDTH / label(word, HEADING).width)))
-        self.word_box = SurroundingRectangle(self.token, color=role_colour("input"), buff=WORD_BOX_BUFF,
-                                             corner_radius=0.15)
+        self.word_box = SurroundingRectangle(
+            self.token, color=role_colour("input"), buff=WORD_BOX_BUFF, corner_radius=0.15
+        )
         VGroup(self.word_box, self.token).move_to([LEFT_MARGIN, ROW_TOP, 0], aligned_edge=LEFT)
         self.word_tag = tag(self.word_box, self.say("ch01.word_in"), "input", DOWN, SMALL, buff=0.15)
         self.word_tag.align_to(self.word_box, LEFT)  # wider than a short word's box: not past the margin
@@ -95,14 +113,22 @@ class NetworkBasics(ExplainerScene):
         values = self.data("hidden")
         self.hidden = NodeLayer(values, "value", radius=HIDDEN["radius"], spacing=HIDDEN["pitch"])
         self.hidden.move_to([HIDDEN["x"], HIDDEN["top"], 0], aligned_edge=UP)
-        self.hidden_values = VGroup(*(self.shown(f"hidden {i}", v, 2, SMALL).next_to(node, RIGHT, buff=0.1)
-                                      for i, (node, v) in enumerate(zip(self.hidden.nodes, values))))
+        self.hidden_values = VGroup(
+            *(
+                self.shown(f"hidden {i}", v, 2, SMALL).next_to(node, RIGHT, buff=0.1)
+                for i, (node, v) in enumerate(zip(self.hidden.nodes, values))
+            )
+        )
         for text, v in zip(self.hidden_values, values):
             text.set_color(value_text_colour(v))
         self.hidden_tag = tag(self.hidden, self.say("ch01.hidden_layer"), "value", UP, LABEL, buff=0.15)
-        self.input_edges = VGroup(*(rim_to_rim(a.get_center(), b.get_center(), a.width / 2, b.width / 2,
-                                               INPUT_EDGE_OPACITY)
-                                    for a in self.inputs.nodes for b in self.hidden.nodes))
+        self.input_edges = VGroup(
+            *(
+                rim_to_rim(a.get_center(), b.get_center(), a.width / 2, b.width / 2, INPUT_EDGE_OPACITY)
+                for a in self.inputs.nodes
+                for b in self.hidden.nodes
+            )
+        )
 
     def build_output_layer(self):
         top = self.data("predictions")[:TOP]
@@ -115,17 +141,34 @@ class NetworkBasics(ExplainerScene):
         bar_start = words_left + WORD_BUFF + widest * max(SMALL / LABEL, min(1.0, WORDS_WIDTH / widest))
         # room for the number after the bar, and for the frame round the winner's row inside the margin
         bar_length = max(0.6, RIGHT_MARGIN - bar_start - 0.15 - max(n.width for n in numbers) - 2 * FRAME_BUFF)
-        self.bars = prediction_rows(top, numbers, [bar_start, OUTPUT["top"] - OUTPUT["radius"], 0],
-                                    bar_length=bar_length, spacing=OUTPUT["pitch"], words_right_of=words_left)
+        self.bars = prediction_rows(
+            top,
+            numbers,
+            [bar_start, OUTPUT["top"] - OUTPUT["radius"], 0],
+            bar_length=bar_length,
+            spacing=OUTPUT["pitch"],
+            words_right_of=words_left,
+        )
         for row, node in zip(self.bars, self.outputs.nodes):
             row.set_y(node.get_y())
         # under the layer: above it stands the predicted word, which comes out of it
-        self.output_tag = tag(VGroup(self.outputs, self.more), self.say("ch01.output_layer"), "output", DOWN, LABEL,
-                              buff=0.15)
+        self.output_tag = tag(
+            VGroup(self.outputs, self.more), self.say("ch01.output_layer"), "output", DOWN, LABEL, buff=0.15
+        )
         # a hidden node's edges leave from its number, which is what flows on
-        self.output_edges = VGroup(*(rim_to_rim(np.array([text.get_right()[0] + 0.08, text.get_y(), 0]),
-                                                node.get_center(), 0, node.width / 2, OUTPUT_EDGE_OPACITY)
-                                     for text in self.hidden_values for node in self.outputs.nodes))
+        self.output_edges = VGroup(
+            *(
+                rim_to_rim(
+                    np.array([text.get_right()[0] + 0.08, text.get_y(), 0]),
+                    node.get_center(),
+                    0,
+                    node.width / 2,
+                    OUTPUT_EDGE_OPACITY,
+                )
+                for text in self.hidden_values
+                for node in self.outputs.nodes
+            )
+        )
 
     @staticmethod
     def empty(layer: NodeLayer) -> NodeLayer:
@@ -144,39 +187,61 @@ class NetworkBasics(ExplainerScene):
         self.build_input_layer()
         self.build_hidden_layer()
         self.build_output_layer()
-        network = VGroup(self.input_edges, self.output_edges, self.empty(self.inputs), self.empty(self.hidden),
-                         self.empty(self.outputs), self.more)
+        network = VGroup(
+            self.input_edges,
+            self.output_edges,
+            self.empty(self.inputs),
+            self.empty(self.hidden),
+            self.empty(self.outputs),
+            self.more,
+        )
         with self.narration("ch01.core"):
             self.play(FadeIn(VGroup(self.word_box, self.token), shift=0.3 * RIGHT), FadeIn(self.word_tag))
-            self.play(FadeIn(network), FadeIn(self.input_tag), FadeIn(self.hidden_tag), FadeIn(self.output_tag),
-                      run_time=1.5)
+            self.play(
+                FadeIn(network), FadeIn(self.input_tag), FadeIn(self.hidden_tag), FadeIn(self.output_tag), run_time=1.5
+            )
         word, token_id = self.token.text, self.numbers_on_screen["token id"]
         self.to_id = Arrow(self.word_box.get_right(), self.id_number.get_left(), buff=0.1, color=role_colour("text"))
         with self.narration("ch01.id", word=word, id=token_id):
             # the word itself turns into its number: a copy slides along the arrow and becomes the id
-            self.play(Create(self.to_id), FadeOut(self.token.copy(), target_position=self.id_number),
-                      FadeIn(self.id_number, target_position=self.token), run_time=1.2)
+            self.play(
+                Create(self.to_id),
+                FadeOut(self.token.copy(), target_position=self.id_number),
+                FadeIn(self.id_number, target_position=self.token),
+                run_time=1.2,
+            )
             self.play(FadeIn(self.id_tag, shift=0.2 * LEFT))
 
     def look_up_inputs(self):
         with self.narration("ch01.embed"):
             # the id looks its row up: the numbers come out of it and hang in a column under it
-            self.play(FadeIn(self.vector.brackets),
-                      LaggedStart(*(FadeIn(entry, target_position=self.id_number, scale=0.5)
-                                    for entry in self.vector.rows), lag_ratio=0.12), run_time=2)
+            self.play(
+                FadeIn(self.vector.brackets),
+                LaggedStart(
+                    *(FadeIn(entry, target_position=self.id_number, scale=0.5) for entry in self.vector.rows),
+                    lag_ratio=0.12,
+                ),
+                run_time=2,
+            )
 
     def fill_input_nodes(self):
         with self.narration("ch01.nodes"):
             # each number slides into its node, which takes on the number's colour
-            self.play(*(FadeOut(entry.copy(), target_position=node, scale=0.4)
-                        for entry, node in zip(self.vector.rows, self.inputs.nodes)),
-                      self.filled(self.inputs), run_time=1.5)
+            self.play(
+                *(
+                    FadeOut(entry.copy(), target_position=node, scale=0.4)
+                    for entry, node in zip(self.vector.rows, self.inputs.nodes)
+                ),
+                self.filled(self.inputs),
+                run_time=1.5,
+            )
 
     def travelling(self, edges: VGroup, colours: list) -> tuple[VGroup, AnimationGroup]:
         """A dot per edge, in the colour of the number it carries, running from its source to its target."""
         targets = len(edges) // len(colours)
-        dots = VGroup(*(Dot(edge.get_start(), radius=DOT_RADIUS, color=colours[i // targets])
-                        for i, edge in enumerate(edges)))
+        dots = VGroup(
+            *(Dot(edge.get_start(), radius=DOT_RADIUS, color=colours[i // targets]) for i, edge in enumerate(edges))
+        )
         return dots, AnimationGroup(*(MoveAlongPath(dot, edge) for dot, edge in zip(dots, edges)), run_time=1.6)
 
     def flow_to_hidden(self):
@@ -185,10 +250,17 @@ class NetworkBasics(ExplainerScene):
             self.add(dots)
             self.play(run)
             self.remove(*dots)
-            self.play(self.filled(self.hidden),
-                      LaggedStart(*(FadeIn(text, target_position=node, scale=0.5)
-                                    for text, node in zip(self.hidden_values, self.hidden.nodes)), lag_ratio=0.05),
-                      run_time=1.5)
+            self.play(
+                self.filled(self.hidden),
+                LaggedStart(
+                    *(
+                        FadeIn(text, target_position=node, scale=0.5)
+                        for text, node in zip(self.hidden_values, self.hidden.nodes)
+                    ),
+                    lag_ratio=0.05,
+                ),
+                run_time=1.5,
+            )
 
     def show_output(self):
         top = self.data("predictions")[:TOP]
@@ -198,17 +270,22 @@ class NetworkBasics(ExplainerScene):
             self.add(dots)
             self.play(run)
             self.remove(*dots)
-            self.play(self.filled(self.outputs), *(FadeIn(row[0], shift=0.2 * RIGHT) for row in self.bars),
-                      *(GrowFromEdge(row[1], LEFT) for row in self.bars),
-                      *(FadeIn(row[2], target_position=row[1].get_left()) for row in self.bars), run_time=1.8)
+            self.play(
+                self.filled(self.outputs),
+                *(FadeIn(row[0], shift=0.2 * RIGHT) for row in self.bars),
+                *(GrowFromEdge(row[1], LEFT) for row in self.bars),
+                *(FadeIn(row[2], target_position=row[1].get_left()) for row in self.bars),
+                run_time=1.8,
+            )
 
     def back_to_text(self):
         winner = self.bars[0]
         word = self.data("predictions")[0][0]
         frame = SurroundingRectangle(winner, color=role_colour("highlight"), buff=FRAME_BUFF)
         out = label(word, self.token.font_size)
-        self.prediction_box = SurroundingRectangle(out, color=role_colour("output"), buff=WORD_BOX_BUFF,
-                                                   corner_radius=0.15)
+        self.prediction_box = SurroundingRectangle(
+            out, color=role_colour("output"), buff=WORD_BOX_BUFF, corner_radius=0.15
+        )
         VGroup(self.prediction_box, out).move_to([RIGHT_MARGIN, ROW_TOP, 0], aligned_edge=RIGHT)
         self.prediction = out
         self.prediction_tag = tag(self.prediction_box, self.say("ch01.word_out"), "output", DOWN, SMALL, buff=0.12)
@@ -216,5 +293,9 @@ class NetworkBasics(ExplainerScene):
         with self.narration("ch01.text", word=word):
             self.play(Create(frame))
             # the winning word leaves its row and comes out of the network as text, boxed as the input was
-            self.play(FadeIn(out, target_position=winner[0]), Create(self.prediction_box),
-                      FadeIn(self.prediction_tag), run_time=1.5)
+            self.play(
+                FadeIn(out, target_position=winner[0]),
+                Create(self.prediction_box),
+                FadeIn(self.prediction_tag),
+                run_time=1.5,
+            )

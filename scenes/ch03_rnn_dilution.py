@@ -26,7 +26,7 @@ def rnn_falls(rows: list[dict]) -> bool:
     luck of the sentences drawn."""
     near, far = rows[0], rows[-1]
     variance = sum(row["rnn"] * (1 - row["rnn"]) / row["sentences"] for row in (near, far))
-    return near["rnn"] - far["rnn"] > 3 * variance ** 0.5
+    return near["rnn"] - far["rnn"] > 3 * variance**0.5
 
 
 class RNNDilution(ExplainerScene):
@@ -67,16 +67,25 @@ class RNNDilution(ExplainerScene):
         rnn = self.trace["rnn"]
         predicted, probability = rnn["predictions"][t][0]
         width = min(self.pitch - HANDOFF - BAR_ROOM, 2.6)
-        step = RNNStep(self.trace["tokens"][t], rnn["inputs"][t], rnn["hidden"][t], predicted,
-                       self.shown(f"prediction {t}", probability, 2, SMALL, "output"), width, self.word_size)
+        step = RNNStep(
+            self.trace["tokens"][t],
+            rnn["inputs"][t],
+            rnn["hidden"][t],
+            predicted,
+            self.shown(f"prediction {t}", probability, 2, SMALL, "output"),
+            width,
+            self.word_size,
+        )
         return step.shift((self.slot_x(column) - BAR_ROOM / 2) * RIGHT)
 
     def tags(self) -> dict[str, VGroup]:
         """The names of the first copy's groups, left of it, in their roles' colours."""
         first, right = self.steps[0], NET_LEFT - TAG_BUFF
-        return {"prediction": self.tag("ch03.prediction_tag", "output", right, first.prediction[0].get_center()[1]),
-                "state": self.tag("ch03.state_tag", "value", right, first.hidden_nodes.get_top()[1], UP),
-                "input": self.tag("ch03.input_tag", "input", right, (INPUT_Y + WORD_Y) / 2)}
+        return {
+            "prediction": self.tag("ch03.prediction_tag", "output", right, first.prediction[0].get_center()[1]),
+            "state": self.tag("ch03.state_tag", "value", right, first.hidden_nodes.get_top()[1], UP),
+            "input": self.tag("ch03.input_tag", "input", right, (INPUT_Y + WORD_Y) / 2),
+        }
 
     def tag(self, key: str, role: str, right: float, y: float, edge=ORIGIN):
         """A name ending at x = ``right``, its ``edge`` (its middle, by default) at height ``y``."""
@@ -89,8 +98,12 @@ class RNNDilution(ExplainerScene):
         self.skipped = VGroup()
         for column, slot in enumerate(self.slots):
             if isinstance(slot, range):  # the "⋯" stands for the words and the state steps it passes over
-                self.skipped.add(VGroup(label("⋯", LABEL, "input").move_to([self.slot_x(column), WORD_Y, 0]),
-                                        label("⋯", LABEL, "value").move_to([self.slot_x(column), 0, 0])))
+                self.skipped.add(
+                    VGroup(
+                        label("⋯", LABEL, "input").move_to([self.slot_x(column), WORD_Y, 0]),
+                        label("⋯", LABEL, "value").move_to([self.slot_x(column), 0, 0]),
+                    )
+                )
         words = VGroup(*(step.word for step in self.steps.values()), *(dots[0] for dots in self.skipped))
         self.names = self.tags()
         first = self.steps[0]
@@ -110,8 +123,11 @@ class RNNDilution(ExplainerScene):
             for slot in self.slots[1:]:
                 if isinstance(slot, range):
                     dots = next(gaps)[1]
-                    self.play(GrowArrow(self.handoff(previous.hidden_nodes, BAR_ROOM, dots)),
-                              FadeIn(dots, shift=0.2 * RIGHT), run_time=0.8)
+                    self.play(
+                        GrowArrow(self.handoff(previous.hidden_nodes, BAR_ROOM, dots)),
+                        FadeIn(dots, shift=0.2 * RIGHT),
+                        run_time=0.8,
+                    )
                     continue
                 step = self.steps[slot]
                 source = (dots, 0.0) if dots is not None else (previous.hidden_nodes, BAR_ROOM)
@@ -123,15 +139,23 @@ class RNNDilution(ExplainerScene):
     def handoff(self, source, clear: float, target) -> Arrow:
         """The arrow carrying the state from one copy (or a "⋯") to the next, starting ``clear`` right
         of it (a copy's share bar stands there)."""
-        arrow = Arrow(source.get_right() + clear * RIGHT, target.get_left(), buff=0.08, stroke_width=EDGE_WIDTH + 1,
-                      max_tip_length_to_length_ratio=0.35, color=role_colour("value"))
+        arrow = Arrow(
+            source.get_right() + clear * RIGHT,
+            target.get_left(),
+            buff=0.08,
+            stroke_width=EDGE_WIDTH + 1,
+            max_tip_length_to_length_ratio=0.35,
+            color=role_colour("value"),
+        )
         self.handoffs.add(arrow)
         return arrow
 
     def count_the_state(self):
         """Every copy's hidden layer has the same number of nodes."""
         nodes = self.trace["rnn"]["config"]["d_hidden"]
-        count = VGroup(self.shown("hidden nodes", nodes, 0, LABEL, "value"), label(self.say("ch03.nodes_tag"), SMALL, "value"))
+        count = VGroup(
+            self.shown("hidden nodes", nodes, 0, LABEL, "value"), label(self.say("ch03.nodes_tag"), SMALL, "value")
+        )
         count.arrange(DOWN, buff=0.08).next_to(self.names["state"], DOWN, buff=0.15, aligned_edge=RIGHT)
         self.count = count
         with self.narration("ch03.fixed", nodes=nodes):
@@ -185,8 +209,10 @@ class RNNDilution(ExplainerScene):
     def grid_lines(self) -> VGroup:
         """Faint lines at every distance and every quarter of accuracy, to read the points against."""
         plot, last = self.plot(), self.trace["accuracy_by_distance"][-1]["distance"]
-        lines = VGroup(*(Line(plot.point(x, 0), plot.point(x, 1)) for x in range(1, last + 1)),
-                       *(Line(plot.point(0, y), plot.point(last, y)) for y in (0.25, 0.5, 0.75, 1.0)))
+        lines = VGroup(
+            *(Line(plot.point(x, 0), plot.point(x, 1)) for x in range(1, last + 1)),
+            *(Line(plot.point(0, y), plot.point(last, y)) for y in (0.25, 0.5, 0.75, 1.0)),
+        )
         return lines.set_stroke(role_colour("muted"), 2, opacity=0.3)
 
     def compare_accuracy(self):
@@ -202,11 +228,16 @@ class RNNDilution(ExplainerScene):
         # Whether the RNN's accuracy really falls with distance decides which line is true: an RNN
         # trained on a user's corpus may be as good far as near, or never learn the object at all.
         line = "ch03.accuracy" if rnn_falls(rows) else "ch03.accuracy_flat"
-        with self.narration(line, near=f"{rows[0]['rnn']:.2f}", far=f"{rows[-1]['rnn']:.2f}",
-                            flat=f"{rows[-1]['transformer']:.2f}"):
+        with self.narration(
+            line, near=f"{rows[0]['rnn']:.2f}", far=f"{rows[-1]['rnn']:.2f}", flat=f"{rows[-1]['transformer']:.2f}"
+        ):
             # the unrolled network gives way to the chart in one move: what it showed has a consequence
-            self.play(*(FadeOut(m, shift=0.5 * LEFT) for m in network), Create(self.grid_lines()), FadeIn(self.axes()),
-                      run_time=1.5)
+            self.play(
+                *(FadeOut(m, shift=0.5 * LEFT) for m in network),
+                Create(self.grid_lines()),
+                FadeIn(self.axes()),
+                run_time=1.5,
+            )
             self.play(Create(transformer[0]), FadeIn(transformer[1:]), Create(rnn[0]), FadeIn(rnn[1:]), run_time=3.5)
         with self.narration("ch03.next"):
             self.play(emphasise(rnn[2]), emphasise(transformer[2]))

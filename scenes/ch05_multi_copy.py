@@ -6,13 +6,39 @@ copy, where the largest goes to another word), with the weight, the sum and the 
 
 from __future__ import annotations
 
-from manim import (DOWN, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, FadeTransform, GrowArrow, GrowFromEdge,
-                   LaggedStart, Line, Mobject, ReplacementTransform, VGroup)
+from manim import (
+    DOWN,
+    RIGHT,
+    UP,
+    Arrow,
+    Create,
+    FadeIn,
+    FadeOut,
+    FadeTransform,
+    GrowArrow,
+    GrowFromEdge,
+    LaggedStart,
+    Line,
+    Mobject,
+    ReplacementTransform,
+    VGroup,
+)
 
 from scenes.base import LEFT_MARGIN, RIGHT_MARGIN, ExplainerScene
 from scenes.layout import drawn_slots
-from scenes.mobjects import (NetworkCopy, NodeLayer, bar, emphasise, fitted, label, row_peaks, scale_group,
-                             size_to_fit, tag, weighed)
+from scenes.mobjects import (
+    NetworkCopy,
+    NodeLayer,
+    bar,
+    emphasise,
+    fitted,
+    label,
+    row_peaks,
+    scale_group,
+    size_to_fit,
+    tag,
+    weighed,
+)
 from scenes.theme import LABEL, SMALL, role_colour
 
 # Where each row of every copy stands, bottom to top: the word, its input, then the three groups the
@@ -73,22 +99,30 @@ class MultiCopyInference(ExplainerScene):
         left = self.tags.get_right()[0] + TAG_BUFF
         slots, width = self.slots(RIGHT_MARGIN - left)
         start = (left + RIGHT_MARGIN - len(slots) * width) / 2  # fewer, wider copies stand in the middle
-        places = {slot if isinstance(slot, int) else slot.start: start + (place + 0.5) * width
-                  for place, slot in enumerate(slots)}
+        places = {
+            slot if isinstance(slot, int) else slot.start: start + (place + 0.5) * width
+            for place, slot in enumerate(slots)
+        }
         self.positions = [slot for slot in slots if isinstance(slot, int)]
         self.gap_words = [slot for slot in slots if isinstance(slot, range)]
         self.copies = self.built_copies(self.positions, [places[j] for j in self.positions], width)
         self.gaps = VGroup(*(self.gap(words, width).set_x(places[words.start]) for words in self.gap_words))
         with self.narration("ch05.copies"):
-            self.play(*(copy.create() for copy in self.copies), *(FadeIn(gap) for gap in self.gaps),
-                      LaggedStart(*(FadeIn(name, shift=0.2 * RIGHT) for name in self.tags), lag_ratio=0.15),
-                      run_time=2.5)
+            self.play(
+                *(copy.create() for copy in self.copies),
+                *(FadeIn(gap) for gap in self.gaps),
+                LaggedStart(*(FadeIn(name, shift=0.2 * RIGHT) for name in self.tags), lag_ratio=0.15),
+                run_time=2.5,
+            )
 
     def row_tags(self) -> VGroup:
         """Each row's name at the frame's left, level with its row, right-aligned towards the copies."""
-        names = VGroup(*(label(self.say(key), LABEL, role).set_y(ROWS[role])
-                         for key, role in (("input", "input"), ("query", "query"), ("key", "key"),
-                                           ("ch05.value_row", "value"))))
+        names = VGroup(
+            *(
+                label(self.say(key), LABEL, role).set_y(ROWS[role])
+                for key, role in (("input", "input"), ("query", "query"), ("key", "key"), ("ch05.value_row", "value"))
+            )
+        )
         right = LEFT_MARGIN + max(name.width for name in names)
         for name in names:
             name.align_to([right, 0, 0], RIGHT)
@@ -122,9 +156,19 @@ class MultiCopyInference(ExplainerScene):
         size = max(SMALL, fit)
         copies = []
         for j, x in zip(positions, places):
-            copy = NetworkCopy(tokens[j], attention["inputs"][j], attention["queries"][j], attention["keys"][j],
-                               attention["values"][j], radius=0.37 * spacing, spacing=spacing, word_size=size,
-                               heights=ROWS, edge_width=1.2, edge_opacity=0.3).set_x(x)
+            copy = NetworkCopy(
+                tokens[j],
+                attention["inputs"][j],
+                attention["queries"][j],
+                attention["keys"][j],
+                attention["values"][j],
+                radius=0.37 * spacing,
+                spacing=spacing,
+                word_size=size,
+                heights=ROWS,
+                edge_width=1.2,
+                edge_opacity=0.3,
+            ).set_x(x)
             if fit < SMALL:  # a word too wide at the least size (a user's corpus) shrinks on its own
                 fitted(copy.word, WORD_ROOM * width)
             if j != self.query:
@@ -145,42 +189,65 @@ class MultiCopyInference(ExplainerScene):
 
     def link(self, asking: NetworkCopy, asked: NetworkCopy, width: float = 3) -> Line:
         """The current word's Query row joined to a copy's Key row."""
-        return Line(asking.query_nodes.get_top(), asked.key_nodes.get_bottom(), stroke_width=width,
-                    color=role_colour("query"))
+        return Line(
+            asking.query_nodes.get_top(), asked.key_nodes.get_bottom(), stroke_width=width, color=role_colour("query")
+        )
 
     def query_meets_keys(self):
         """Lines from the current word's Query to every copy's Key; each score rises from where its
         line meets the Key, into the row between the Key and the values it will weigh."""
         q, asking = self.query, self.copy_of(self.query)
         links = VGroup(*(self.link(asking, copy) for copy in self.copies))
-        self.scores = VGroup(*(
-            backed(self.shown(f"score {j}", self.trace["attention"]["scores"][q][j], size=SMALL, role="highlight"))
-            .move_to([copy.get_x(), WEIGHT_Y, 0]) for j, copy in zip(self.positions, self.copies)))
+        self.scores = VGroup(
+            *(
+                backed(
+                    self.shown(f"score {j}", self.trace["attention"]["scores"][q][j], size=SMALL, role="highlight")
+                ).move_to([copy.get_x(), WEIGHT_Y, 0])
+                for j, copy in zip(self.positions, self.copies)
+            )
+        )
         self.weight_tag = self.weight_row_tag("score")
         with self.narration("ch05.query", query=self.trace["tokens"][q]):
             self.play(emphasise(asking.query_nodes.nodes, role="query"))
             self.play(Create(links), run_time=1.5)
-            self.play(*(emphasise(copy.key_nodes.nodes, role="key") for copy in self.copies),
-                      *(FadeIn(score, target_position=copy.key_nodes.get_bottom(), scale=0.3)
-                        for score, copy in zip(self.scores, self.copies)),
-                      FadeIn(self.weight_tag, shift=0.2 * RIGHT))
+            self.play(
+                *(emphasise(copy.key_nodes.nodes, role="key") for copy in self.copies),
+                *(
+                    FadeIn(score, target_position=copy.key_nodes.get_bottom(), scale=0.3)
+                    for score, copy in zip(self.scores, self.copies)
+                ),
+                FadeIn(self.weight_tag, shift=0.2 * RIGHT),
+            )
         self.play(FadeOut(links))
 
     def softmax_weights(self):
         """Each score becomes its weight, and the weight grows into a bar towards the values."""
         row = self.row
-        self.weights = VGroup(*(backed(self.shown(f"weight {j}", row[j], digits=3, size=SMALL, role="highlight"))
-                                .move_to(score) for j, score in zip(self.positions, self.scores)))
+        self.weights = VGroup(
+            *(
+                backed(self.shown(f"weight {j}", row[j], digits=3, size=SMALL, role="highlight")).move_to(score)
+                for j, score in zip(self.positions, self.scores)
+            )
+        )
         self.bars = VGroup(*(self.weight_bar(row[j], weight) for j, weight in zip(self.positions, self.weights)))
         sums = [sum(row[j] for j in words) for words in self.gap_words]  # a run of middle words: together
-        self.shared = VGroup(*(backed(self.shown(f"weight {words.start}-{words.stop - 1}", total, digits=3,
-                                                 size=SMALL, role="highlight")).move_to([gap.get_x(), WEIGHT_Y, 0])
-                               for words, total, gap in zip(self.gap_words, sums, self.gaps)))
+        self.shared = VGroup(
+            *(
+                backed(
+                    self.shown(f"weight {words.start}-{words.stop - 1}", total, digits=3, size=SMALL, role="highlight")
+                ).move_to([gap.get_x(), WEIGHT_Y, 0])
+                for words, total, gap in zip(self.gap_words, sums, self.gaps)
+            )
+        )
         self.shared_bars = VGroup(*(self.weight_bar(total, text) for total, text in zip(sums, self.shared)))
         weight_tag = self.weight_row_tag("weight")
         with self.narration("ch05.softmax"):
-            self.play(*(FadeTransform(s, w) for s, w in zip(self.scores, self.weights)),
-                      FadeTransform(self.weight_tag, weight_tag), *(FadeIn(t) for t in self.shared), run_time=1.5)
+            self.play(
+                *(FadeTransform(s, w) for s, w in zip(self.scores, self.weights)),
+                FadeTransform(self.weight_tag, weight_tag),
+                *(FadeIn(t) for t in self.shared),
+                run_time=1.5,
+            )
             self.play(*(GrowFromEdge(b, DOWN) for b in [*self.bars, *self.shared_bars]))
         self.weight_tag = weight_tag
 
@@ -210,8 +277,10 @@ class MultiCopyInference(ExplainerScene):
         movers = [copy.value_nodes.node(i).copy() for copy in self.copies for i in range(len(mixed))]
         places = [self.total.node(i).get_center() for _ in self.copies for i in range(len(mixed))]
         with self.narration("ch05.add"):
-            self.play(LaggedStart(*(mover.animate.move_to(place) for mover, place in zip(movers, places)),
-                                  lag_ratio=0.01), run_time=1.5)
+            self.play(
+                LaggedStart(*(mover.animate.move_to(place) for mover, place in zip(movers, places)), lag_ratio=0.01),
+                run_time=1.5,
+            )
             self.play(*(FadeOut(mover) for mover in movers), FadeIn(self.total), FadeIn(self.total_tag))
 
     def predict(self):
@@ -241,16 +310,21 @@ class MultiCopyInference(ExplainerScene):
         for j, copy in zip(kept, gathered):
             weighed(copy.value_nodes, self.row[j])
         to_names, to_result = left + tag_width - self.tags.get_right()[0], -self.result.get_x()
-        moves = [*(name.animate.shift(to_names * RIGHT) for name in tags),
-                 *(part.animate.shift(to_result * RIGHT) for part in self.result)]
+        moves = [
+            *(name.animate.shift(to_names * RIGHT) for name in tags),
+            *(part.animate.shift(to_result * RIGHT) for part in self.result),
+        ]
         self.gathered = dict(zip(kept, gathered))
         for j, copy, x in zip(kept, gathered, places):
             p = self.positions.index(j)
             moving = self.copies[p].copy()  # the row as drawn stays on record (self.copies)
             self.remove(*self.copies[p].get_family())  # its parts came on stage one by one
             self.add(moving)
-            moves += [ReplacementTransform(moving, copy), self.weights[p].animate.set_x(x),
-                      self.bars[p].animate.set_x(x)]
+            moves += [
+                ReplacementTransform(moving, copy),
+                self.weights[p].animate.set_x(x),
+                self.bars[p].animate.set_x(x),
+            ]
         line, names = self.focus_line(self.row)
         with self.narration(line, **names):
             if leaving:  # a one-word sentence has no other copy
@@ -259,8 +333,11 @@ class MultiCopyInference(ExplainerScene):
             self.link_to_key = self.link(self.gathered[self.query], self.gathered[self.key], width=6)
             self.play(Create(self.link_to_key), run_time=1)
             key = self.positions.index(self.key)
-            self.play(emphasise(self.weights[key], scale_factor=1.3), emphasise(self.gathered[self.key].word),
-                      emphasise(self.bars[key]))
+            self.play(
+                emphasise(self.weights[key], scale_factor=1.3),
+                emphasise(self.gathered[self.key].word),
+                emphasise(self.bars[key]),
+            )
 
     def copy_of(self, j: int) -> NetworkCopy:
         return self.copies[self.positions.index(j)]
@@ -275,10 +352,21 @@ class MultiCopyInference(ExplainerScene):
         names = dict(key=tokens[key], query=tokens[query], back=query - key, weight=f"{row[key]:.2f}")
         subject = self.subject
         if subject is not None:
-            return "ch05.focus_subject", {**names, "subject": tokens[subject], "back": query - subject,
-                                          "subject_weight": f"{row[subject]:.2f}"}
-        line = ("ch05.alone" if query == 0 else "ch05.focus" if key == 0 else
-                "ch05.focus_earlier" if query - key > 1 else "ch05.focus_other")
+            return "ch05.focus_subject", {
+                **names,
+                "subject": tokens[subject],
+                "back": query - subject,
+                "subject_weight": f"{row[subject]:.2f}",
+            }
+        line = (
+            "ch05.alone"
+            if query == 0
+            else "ch05.focus"
+            if key == 0
+            else "ch05.focus_earlier"
+            if query - key > 1
+            else "ch05.focus_other"
+        )
         return line, names
 
 

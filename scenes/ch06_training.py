@@ -6,13 +6,42 @@ from __future__ import annotations
 
 import math
 
-from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, CurvedArrow, FadeIn, FadeOut, FadeTransform, GrowArrow, Line,
-                   Polygon, Rectangle, Text, Transform, VGroup)
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Arrow,
+    Create,
+    CurvedArrow,
+    FadeIn,
+    FadeOut,
+    FadeTransform,
+    GrowArrow,
+    Line,
+    Polygon,
+    Rectangle,
+    Text,
+    Transform,
+    VGroup,
+)
 
 from scenes.base import CONTENT_TOP, LEFT_MARGIN, RIGHT_MARGIN, ExplainerScene
 from scenes.layout import drawn_slots
-from scenes.mobjects import (Connections, HeatGrid, NodeLayer, Plot, TokenRow, bar, column_labels, emphasise, fitted,
-                             label, prediction_rows, size_to_fit)
+from scenes.mobjects import (
+    Connections,
+    HeatGrid,
+    NodeLayer,
+    Plot,
+    TokenRow,
+    bar,
+    column_labels,
+    emphasise,
+    fitted,
+    label,
+    prediction_rows,
+    size_to_fit,
+)
 from scenes.strings import written
 from scenes.theme import HEADING, LABEL, SMALL, TITLE, role_colour
 
@@ -38,8 +67,9 @@ BARS_BESIDE = {"left": 2.3, "right": 6.7}  # where the bars stand beside the cha
 
 def gridlines(plot: Plot, ys) -> VGroup:
     """Faint lines across a chart at the heights ``ys``, for reading a line's values off the axis."""
-    return VGroup(*(Line(plot.point(0, y), plot.point(plot.x_max, y)) for y in ys)).set_stroke(role_colour("muted"), 4,
-                                                                                                0.3)
+    return VGroup(*(Line(plot.point(0, y), plot.point(plot.x_max, y)) for y in ys)).set_stroke(
+        role_colour("muted"), 4, 0.3
+    )
 
 
 class Training(ExplainerScene):
@@ -77,17 +107,25 @@ class Training(ExplainerScene):
         self.words.words.arrange(DOWN, buff=0.25, aligned_edge=LEFT)
         self.words.move_to([0, -0.2, 0]).align_to([LEFT_MARGIN, 0, 0], LEFT)
         config = self.trace["attention"]["config"]
-        self.layers = VGroup(*(NodeLayer([0.0] * count, role, radius=0.15, spacing=0.34).move_to([x, -0.1, 0])
-                               for count, role, x in ((config["d_model"], "input", LAYERS_X[0]),
-                                                      (config["d_k"], "value", LAYERS_X[1]),
-                                                      (config["d_hidden"], "output", LAYERS_X[2]))))
+        self.layers = VGroup(
+            *(
+                NodeLayer([0.0] * count, role, radius=0.15, spacing=0.34).move_to([x, -0.1, 0])
+                for count, role, x in (
+                    (config["d_model"], "input", LAYERS_X[0]),
+                    (config["d_k"], "value", LAYERS_X[1]),
+                    (config["d_hidden"], "output", LAYERS_X[2]),
+                )
+            )
+        )
         for layer in self.layers:
             layer.nodes.set_fill(opacity=0)
         self.edges = VGroup(*(Connections(a, b) for a, b in zip(self.layers, self.layers[1:])))
         # each layer named beside itself: the short hidden layer above, the tall ones below
-        names = VGroup(self.word("input", SMALL, "input").next_to(self.layers[0], DOWN, buff=0.2),
-                       self.word("value", SMALL, "value").next_to(self.layers[1], UP, buff=0.3),
-                       self.word("ch06.output_layer", SMALL, "output").next_to(self.layers[2], DOWN, buff=0.2))
+        names = VGroup(
+            self.word("input", SMALL, "input").next_to(self.layers[0], DOWN, buff=0.2),
+            self.word("value", SMALL, "value").next_to(self.layers[1], UP, buff=0.3),
+            self.word("ch06.output_layer", SMALL, "output").next_to(self.layers[2], DOWN, buff=0.2),
+        )
         feed = Arrow(self.words.get_right(), self.layers[0].get_left(), buff=0.2, color=role_colour("input"))
         feed.set_y(self.words.get_y())  # the words go into the input layer
         start = self.training["start_predictions"]
@@ -95,27 +133,38 @@ class Training(ExplainerScene):
         # the bars start right of the widest guessed word, which then keeps its size
         words_right_of = self.layers[-1].get_right()[0] + 0.3
         widest = max(label(word, LABEL).width for word, _ in start)
-        self.guesses = prediction_rows(start, numbers, [words_right_of + 0.2 + min(widest, GUESS_ROOM), 1.9, 0],
-                                       bar_length=2.0, spacing=0.8, words_right_of=words_right_of)
+        self.guesses = prediction_rows(
+            start,
+            numbers,
+            [words_right_of + 0.2 + min(widest, GUESS_ROOM), 1.9, 0],
+            bar_length=2.0,
+            spacing=0.8,
+            words_right_of=words_right_of,
+        )
         self.target = VGroup(self.word("target", SMALL, "highlight"), label(self.names()["target"], TITLE, "highlight"))
         self.target.arrange(DOWN, buff=0.2).move_to([5.5, 1.0, 0])
-        headings = VGroup(self.word("ch06.words", SMALL, "input").next_to(self.words, UP, buff=0.3),
-                          self.word("prediction", SMALL, "output").next_to(self.guesses, UP, buff=0.3))
+        headings = VGroup(
+            self.word("ch06.words", SMALL, "input").next_to(self.words, UP, buff=0.3),
+            self.word("prediction", SMALL, "output").next_to(self.guesses, UP, buff=0.3),
+        )
         headings[0].align_to([LEFT_MARGIN, 0, 0], LEFT)
-        with self.narration("ch06.ends", words=written(words, self.lang),
-                            target=self.names()["target"]):
-            self.play(FadeIn(self.words, shift=0.3 * RIGHT), FadeIn(headings[0]),
-                      FadeIn(self.target, shift=0.3 * LEFT))
-            self.play(GrowArrow(feed), *(layer.create() for layer in self.layers),
-                      *(edges.create() for edges in self.edges), FadeIn(names))
+        with self.narration("ch06.ends", words=written(words, self.lang), target=self.names()["target"]):
+            self.play(FadeIn(self.words, shift=0.3 * RIGHT), FadeIn(headings[0]), FadeIn(self.target, shift=0.3 * LEFT))
+            self.play(
+                GrowArrow(feed),
+                *(layer.create() for layer in self.layers),
+                *(edges.create() for edges in self.edges),
+                FadeIn(names),
+            )
             self.play(*(edges.flow() for edges in self.edges), run_time=1.2)
             self.play(FadeIn(self.guesses, shift=0.3 * RIGHT), FadeIn(headings[1]))
 
     def compare_with_target(self):
         first = self.training["history"][0]
         p = self.shown("target p 0", first["target_probability"], 3, LABEL, "highlight")
-        self.gap = VGroup(label("P =", LABEL, "highlight"), p).arrange(RIGHT, buff=0.12).next_to(self.target, DOWN,
-                                                                                                 buff=0.35)
+        self.gap = (
+            VGroup(label("P =", LABEL, "highlight"), p).arrange(RIGHT, buff=0.12).next_to(self.target, DOWN, buff=0.35)
+        )
         self.gap.shift(LEFT * max(0.0, self.gap.get_right()[0] - RIGHT_MARGIN))
         with self.narration("ch06.compare", target=self.names()["target"], p=f"{first['target_probability']:.3f}"):
             self.play(FadeIn(self.gap, shift=0.2 * DOWN), emphasise(self.target))
@@ -124,8 +173,13 @@ class Training(ExplainerScene):
         back = [Connections(b, a) for a, b in zip(self.layers, self.layers[1:])]
         # into the output layer, passing under the predictions: the target is usually none of them
         output = self.layers[-1]
-        self.difference = CurvedArrow(self.gap.get_bottom() + 0.15 * DOWN, output.get_bottom() + 0.2 * RIGHT,
-                                      angle=-math.pi / 3, color=role_colour("highlight"), stroke_width=5)
+        self.difference = CurvedArrow(
+            self.gap.get_bottom() + 0.15 * DOWN,
+            output.get_bottom() + 0.2 * RIGHT,
+            angle=-math.pi / 3,
+            color=role_colour("highlight"),
+            stroke_width=5,
+        )
         with self.narration("ch06.back"):
             self.play(Create(self.difference), run_time=1.2)
             self.play(back[1].flow("highlight"), run_time=1.0)
@@ -137,17 +191,24 @@ class Training(ExplainerScene):
         end = history[-1]
         loss, loss_ends = self.loss_chart(LOSS_ALONE)
         aside, aside_ends = self.loss_chart(LOSS_ASIDE)
-        with self.narration("ch06.history", steps=end["step"], start=f"{history[0]['loss']:.2f}",
-                            end=f"{end['loss']:.2f}"):
+        with self.narration(
+            "ch06.history", steps=end["step"], start=f"{history[0]['loss']:.2f}", end=f"{end['loss']:.2f}"
+        ):
             self.play(FadeIn(loss[0]), FadeIn(loss_ends[0]))
             self.play(Create(loss[1]), FadeIn(loss[2]), run_time=2.5)
             self.play(FadeIn(loss_ends[1], shift=0.2 * DOWN))
         weight_axes, frozen, weight, probability, tags = self.weight_chart()
         learned, learned_p = self.trace["attention"]["predictions"][self.training["query_index"]][0]
-        with self.narration(self.learning_line(), p=f"{end['target_probability']:.3f}",
-                            start_p=f"{history[0]['target_probability']:.3f}", start=f"{history[0]['key_weight']:.2f}",
-                            end=f"{end['key_weight']:.3f}", learned=learned, learned_p=f"{learned_p:.3f}",
-                            **self.names()):
+        with self.narration(
+            self.learning_line(),
+            p=f"{end['target_probability']:.3f}",
+            start_p=f"{history[0]['target_probability']:.3f}",
+            start=f"{history[0]['key_weight']:.2f}",
+            end=f"{end['key_weight']:.3f}",
+            learned=learned,
+            learned_p=f"{learned_p:.3f}",
+            **self.names(),
+        ):
             # what is told moves aside: the same chart, drawn again in a third of the frame
             self.play(Transform(loss, aside), Transform(loss_ends, aside_ends), run_time=1.2)
             self.play(FadeIn(weight_axes), FadeIn(frozen))
@@ -160,15 +221,23 @@ class Training(ExplainerScene):
         history = self.training["history"]
         steps = [row["step"] for row in history]
         plot = Plot(box, steps[-1], 0.0, math.ceil(max(row["loss"] for row in history)))
-        axes = plot.axes([steps[-1] * i / 2 for i in range(3)], range(0, int(plot.y_max) + 1), self.say("step"),
-                         self.say("loss"), y_format="{:.0f}")
+        axes = plot.axes(
+            [steps[-1] * i / 2 for i in range(3)],
+            range(0, int(plot.y_max) + 1),
+            self.say("step"),
+            self.say("loss"),
+            y_format="{:.0f}",
+        )
         line = plot.line(steps, [row["loss"] for row in history], "highlight")
-        area = VGroup(self.area_under(plot, steps, [row["loss"] for row in history], "highlight"),
-                      gridlines(plot, range(1, int(plot.y_max) + 1)))
+        area = VGroup(
+            self.area_under(plot, steps, [row["loss"] for row in history], "highlight"),
+            gridlines(plot, range(1, int(plot.y_max) + 1)),
+        )
         first = self.shown("loss start", history[0]["loss"], 2, SMALL, "highlight")
         first.next_to(line[0].get_start(), RIGHT, buff=0.2)
-        last = self.shown("loss end", history[-1]["loss"], 2, SMALL, "highlight").next_to(line[0].get_end(), UP,
-                                                                                           buff=0.15)
+        last = self.shown("loss end", history[-1]["loss"], 2, SMALL, "highlight").next_to(
+            line[0].get_end(), UP, buff=0.15
+        )
         last.shift(LEFT * max(0.0, last.get_right()[0] - RIGHT_MARGIN))
         return VGroup(axes, line[0], area), VGroup(first, last)
 
@@ -176,8 +245,14 @@ class Training(ExplainerScene):
     def area_under(plot: Plot, xs, ys, role: str) -> Polygon:
         """The area between a line and the chart's floor, lightly filled: a line alone is hard to see."""
         points = [plot.point(x, y) for x, y in zip(xs, ys)]
-        return Polygon(*points, plot.point(xs[-1], plot.y_min), plot.point(xs[0], plot.y_min), stroke_width=0,
-                       fill_color=role_colour(role), fill_opacity=0.18)
+        return Polygon(
+            *points,
+            plot.point(xs[-1], plot.y_min),
+            plot.point(xs[0], plot.y_min),
+            stroke_width=0,
+            fill_color=role_colour(role),
+            fill_opacity=0.18,
+        )
 
     def weight_chart(self) -> tuple[VGroup, VGroup, VGroup, VGroup, VGroup]:
         """The weight on the key word and the target's probability against the training step: axes,
@@ -188,25 +263,36 @@ class Training(ExplainerScene):
         plot = Plot(WEIGHT_BOX, steps[-1])
         axes = plot.axes([steps[-1] * i / 2 for i in range(3)], (0.0, 0.5, 1.0), self.say("step"), "")
         weight = plot.line(steps, [row["key_weight"] for row in history], "key")
-        weight.add(VGroup(self.area_under(plot, steps, [row["key_weight"] for row in history], "key"),
-                          gridlines(plot, (0.5, 1.0))))
+        weight.add(
+            VGroup(
+                self.area_under(plot, steps, [row["key_weight"] for row in history], "key"), gridlines(plot, (0.5, 1.0))
+            )
+        )
         probability = plot.line(steps, [row["target_probability"] for row in history], "output")
-        tags = VGroup(
-            self.start_to_end(self.say("weight_of", query=names["query"], key=names["key"]), "weight", "key_weight",
-                              2, "key"),
-            self.start_to_end(self.say("probability_of", word=names["target"]), "p", "target_probability", 3,
-                              "output"),
-        ).arrange(DOWN, aligned_edge=LEFT, buff=0.2).next_to(plot.point(0, 1), UP, buff=0.3, aligned_edge=LEFT)
+        tags = (
+            VGroup(
+                self.start_to_end(
+                    self.say("weight_of", query=names["query"], key=names["key"]), "weight", "key_weight", 2, "key"
+                ),
+                self.start_to_end(
+                    self.say("probability_of", word=names["target"]), "p", "target_probability", 3, "output"
+                ),
+            )
+            .arrange(DOWN, aligned_edge=LEFT, buff=0.2)
+            .next_to(plot.point(0, 1), UP, buff=0.3, aligned_edge=LEFT)
+        )
         tags.shift(LEFT * max(0.0, tags.get_right()[0] - RIGHT_MARGIN))
         return axes, self.frozen_region(plot), weight, probability, tags
 
     def start_to_end(self, name: str, shown_as: str, field: str, start_digits: int, role: str) -> VGroup:
         """A line's name with its value before and after training: "the weight of 抓 on 猫  0.33 → 0.992"."""
         history = self.training["history"]
-        return VGroup(label(name, SMALL, role),
-                      self.shown(f"{shown_as} start", history[0][field], start_digits, SMALL, role),
-                      label("→", SMALL, role), self.shown(f"{shown_as} end", history[-1][field], 3, SMALL, role),
-                      ).arrange(RIGHT, buff=0.15)
+        return VGroup(
+            label(name, SMALL, role),
+            self.shown(f"{shown_as} start", history[0][field], start_digits, SMALL, role),
+            label("→", SMALL, role),
+            self.shown(f"{shown_as} end", history[-1][field], 3, SMALL, role),
+        ).arrange(RIGHT, buff=0.15)
 
     def learning_line(self) -> str:
         """What training did for the target: the word before it alone (no choice to learn), the target
@@ -227,8 +313,13 @@ class Training(ExplainerScene):
         and its name in the chart's empty lower right, a line leading to the band."""
         steps = self.training["frozen_steps"]
         corner, top = plot.point(0, 0), plot.point(steps, 1)
-        region = Rectangle(width=top[0] - corner[0], height=top[1] - corner[1], stroke_width=0,
-                           fill_color=role_colour("muted"), fill_opacity=0.25)
+        region = Rectangle(
+            width=top[0] - corner[0],
+            height=top[1] - corner[1],
+            stroke_width=0,
+            fill_color=role_colour("muted"),
+            fill_opacity=0.25,
+        )
         region.move_to([(corner[0] + top[0]) / 2, (corner[1] + top[1]) / 2, 0])
         note = label(self.say("ch06.frozen"), SMALL, "muted")
         note.move_to(plot.point(0, 0.5), aligned_edge=LEFT).align_to([plot.box["right"], 0, 0], RIGHT)
@@ -275,8 +366,7 @@ class Training(ExplainerScene):
         every = max(1, len(history) // SNAPSHOTS_SHOWN)
         shown_rows = history[::every] + ([history[-1]] if (len(history) - 1) % every else [])
         spacing = self.score_step()
-        words = VGroup(*column_labels(self.trace["tokens"][: t["query_index"] + 1], LABEL, spacing,
-                                      TALLEST_WORD))
+        words = VGroup(*column_labels(self.trace["tokens"][: t["query_index"] + 1], LABEL, spacing, TALLEST_WORD))
         chart = VGroup()
         if self.beside_chart:  # the scores' whole history drawn left, the bars at its right end
             chart, plot = self.score_chart(scale)
@@ -293,8 +383,12 @@ class Training(ExplainerScene):
         half = len(bars) * spacing / 2
         base = Line([self.bars_centre - half, zero, 0], [self.bars_centre + half, zero, 0])
         base.set_stroke(role_colour("muted"), 2)
-        asker = VGroup(label(self.trace["tokens"][t["query_index"]], LABEL, "query"), label("Query", SMALL, "query"),
-                       label("·", SMALL, "muted"), label("Key", SMALL, "key"))
+        asker = VGroup(
+            label(self.trace["tokens"][t["query_index"]], LABEL, "query"),
+            label("Query", SMALL, "query"),
+            label("·", SMALL, "muted"),
+            label("Key", SMALL, "key"),
+        )
         asker.arrange(RIGHT, buff=0.2).move_to([self.bars_centre, 2.7, 0])
         step = label(self.say("steps_done", step=shown_rows[0]["step"]), SMALL, "muted")
         if self.beside_chart:  # over the chart the cursor walks
@@ -303,8 +397,12 @@ class Training(ExplainerScene):
             step.move_to([RIGHT_MARGIN, 2.7, 0], aligned_edge=RIGHT)
         last = history[-1]["query_scores"]
         key = t["key_index"]
-        finals = VGroup(*(fitted(self.shown(f"score {j}", s, 2, SMALL, "key" if j == key else "text"), 0.95 * spacing)
-                          for j, s in enumerate(last)))
+        finals = VGroup(
+            *(
+                fitted(self.shown(f"score {j}", s, 2, SMALL, "key" if j == key else "text"), 0.95 * spacing)
+                for j, s in enumerate(last)
+            )
+        )
         names = self.names()
         with self.narration("ch06.specialise", score=f"{last[key]:.2f}", query=names["query"], key=names["key"]):
             if self.beside_chart:
@@ -336,12 +434,16 @@ class Training(ExplainerScene):
         plot = Plot(SCORE_CHART, steps[-1], math.floor(min(0.0, *scores)), math.ceil(max(scores)))
         every = 5 if plot.y_max - plot.y_min > 8 else 1  # a tick every 5 for the trained model's large scores
         ticks = [y for y in range(int(plot.y_min), int(plot.y_max) + 1) if y % every == 0]
-        axes = plot.axes([steps[-1] * i / 2 for i in range(3)], ticks, self.say("step"), self.say("score"),
-                         y_format="{:.0f}")
+        axes = plot.axes(
+            [steps[-1] * i / 2 for i in range(3)], ticks, self.say("step"), self.say("score"), y_format="{:.0f}"
+        )
         key = t["key_index"]
-        lines = VGroup(*(plot.line(steps, [row["query_scores"][j] for row in history],
-                                   "key" if j == key else "muted")[0]
-                         for j in range(t["query_index"] + 1)))
+        lines = VGroup(
+            *(
+                plot.line(steps, [row["query_scores"][j] for row in history], "key" if j == key else "muted")[0]
+                for j in range(t["query_index"] + 1)
+            )
+        )
         lines.add(lines[key].copy())  # the key word's line over the others
         others = [j for j in range(t["query_index"] + 1) if j != key]
         # each line named right of its end, the other words' at the highest of theirs
@@ -370,20 +472,32 @@ class Training(ExplainerScene):
         cell = min(0.31, (width - 0.35) / len(updates["query"][0][0]))
         names = {c: self.trace["tokens"][c] for c in slots if isinstance(c, int)} | {copies: self.say("average")}
         size = max(SMALL, size_to_fit(list(names.values()), LABEL, 0.95 * width))
-        headings = {c: fitted(label(name, size, "text" if c < copies else "highlight"), 0.99 * width)
-                    for c, name in names.items()}
-        columns = VGroup(*(
-            (self.update_column(c, grids, scale, cell, headings[c]) if isinstance(c, int) else self.gap_column(c, width))
-            .move_to([width * (place + (AVERAGE_APART if c == copies else 0)), 0, 0])
-            for place, c in enumerate([*slots, copies])))
+        headings = {
+            c: fitted(label(name, size, "text" if c < copies else "highlight"), 0.99 * width)
+            for c, name in names.items()
+        }
+        columns = VGroup(
+            *(
+                (
+                    self.update_column(c, grids, scale, cell, headings[c])
+                    if isinstance(c, int)
+                    else self.gap_column(c, width)
+                ).move_to([width * (place + (AVERAGE_APART if c == copies else 0)), 0, 0])
+                for place, c in enumerate([*slots, copies])
+            )
+        )
         drawn = [column for c, column in zip(slots, columns) if isinstance(c, int)]
         for c, column in zip(slots, columns):
             if isinstance(c, range):  # its count level with the words
                 column.align_to(columns[0], UP)
         columns.move_to([0, 0, 0]).align_to([0, CONTENT_TOP - 0.2, 0], UP)
         # each row of grids named above its first grid, in the gap the column leaves for it
-        rows = VGroup(*(self.word(role, SMALL, role).next_to(columns[0][r + 1][0], UP, buff=0.08, aligned_edge=LEFT)
-                        for r, role in enumerate(("query", "key"))))
+        rows = VGroup(
+            *(
+                self.word(role, SMALL, role).next_to(columns[0][r + 1][0], UP, buff=0.08, aligned_edge=LEFT)
+                for r, role in enumerate(("query", "key"))
+            )
+        )
         equals = label("=", LABEL).move_to((columns[-2].get_right() + columns[-1].get_left()) / 2)
         with self.narration("ch06.copies", step=updates["step"]):
             self.play(FadeIn(rows), *(FadeIn(column[:2], shift=0.2 * DOWN) for column in columns[:-1]))
@@ -392,8 +506,15 @@ class Training(ExplainerScene):
             self.play(emphasise(columns[0]))
         movers = [VGroup(*(column[r + 1][0].copy() for column in drawn)) for r in range(2)]
         with self.narration("ch06.average"):
-            self.play(FadeIn(equals), *(grid.animate.move_to(columns[-1][r + 1][0]).see_through(0.3)
-                                        for r, group in enumerate(movers) for grid in group), run_time=1.5)
+            self.play(
+                FadeIn(equals),
+                *(
+                    grid.animate.move_to(columns[-1][r + 1][0]).see_through(0.3)
+                    for r, group in enumerate(movers)
+                    for grid in group
+                ),
+                run_time=1.5,
+            )
             self.play(FadeIn(columns[-1]), *(FadeOut(group) for group in movers))
         self.remove(*movers)
         self.wait(0.5)
@@ -412,5 +533,6 @@ class Training(ExplainerScene):
 
     def gap_column(self, words: range, width: float) -> VGroup:
         """The column of a run of middle words: how many, and "⋯" where their updates would stand."""
-        return VGroup(fitted(label(self.say("more_words", n=len(words)), SMALL, "muted"), 0.9 * width),
-                      label("⋯", 40, "muted")).arrange(DOWN, buff=1.0)
+        return VGroup(
+            fitted(label(self.say("more_words", n=len(words)), SMALL, "muted"), 0.9 * width), label("⋯", 40, "muted")
+        ).arrange(DOWN, buff=1.0)

@@ -8,8 +8,25 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from manim import (DOWN, LEFT, RIGHT, UP, AnimationGroup, Brace, Create, DashedVMobject, FadeIn, FadeOut,
-                   GrowFromCenter, Line, Mobject, Rectangle, ReplacementTransform, RoundedRectangle, VGroup)
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    AnimationGroup,
+    Brace,
+    Create,
+    DashedVMobject,
+    FadeIn,
+    FadeOut,
+    GrowFromCenter,
+    Line,
+    Mobject,
+    Rectangle,
+    ReplacementTransform,
+    RoundedRectangle,
+    VGroup,
+)
 
 from scenes.base import LEFT_MARGIN, RIGHT_MARGIN, ExplainerScene
 from scenes.layout import drawn_slots
@@ -28,9 +45,15 @@ def key_value(stored: bool, size: float) -> VGroup:
     """A word's Key and value groups as two blocks; stored ones are dashed outlines."""
     blocks = VGroup()
     for role in ("key", "value"):
-        block = RoundedRectangle(corner_radius=0.05, width=size, height=size * 0.7, stroke_width=OUTLINE_WIDTH,
-                                 stroke_color=role_colour(role), fill_color=role_colour(role),
-                                 fill_opacity=0.15 if stored else 0.85)
+        block = RoundedRectangle(
+            corner_radius=0.05,
+            width=size,
+            height=size * 0.7,
+            stroke_width=OUTLINE_WIDTH,
+            stroke_color=role_colour(role),
+            fill_color=role_colour(role),
+            fill_opacity=0.15 if stored else 0.85,
+        )
         blocks.add(DashedVMobject(block, num_dashes=14) if stored else block)
     return blocks.arrange(RIGHT, buff=0.08)
 
@@ -99,8 +122,13 @@ class KVCache(ExplainerScene):
             word = fitted(label(tokens[slot], self.word_size, "muted" if stored else "text"), WORD_ROOM * pitch)
             copies.add(VGroup(word, key_value(stored, self.block_size())).arrange(DOWN, buff=0.08).move_to([x, y, 0]))
         counts = self.kv["steps_with_cache" if cached else "steps_without_cache"]
-        count = self.shown(f"{'with' if cached else 'without'} cache step {t}", counts[t], 0, HEADING,
-                           "highlight" if counts[t] > 1 else "input")
+        count = self.shown(
+            f"{'with' if cached else 'without'} cache step {t}",
+            counts[t],
+            0,
+            HEADING,
+            "highlight" if counts[t] > 1 else "input",
+        )
         count.move_to([COUNTS["with_cache" if cached else "no_cache"], y, 0])
         return VGroup(copies, count, gaps)
 
@@ -111,8 +139,13 @@ class KVCache(ExplainerScene):
         copies = row[0]
         left = copies[-1].get_x() - pitch / 2 if cached else LEFT_MARGIN
         right = copies[-1].get_x() + pitch / 2 if cached else COUNTS["no_cache"] + COUNT_WIDTH / 2 - 0.15
-        band = Rectangle(width=right - left, height=0.92 * height, stroke_width=0, fill_color=role_colour("highlight"),
-                         fill_opacity=0.14)
+        band = Rectangle(
+            width=right - left,
+            height=0.92 * height,
+            stroke_width=0,
+            fill_color=role_colour("highlight"),
+            fill_opacity=0.14,
+        )
         return band.move_to([(left + right) / 2, copies.get_y(), 0])
 
     def skipped_rows(self, place: int, cached: bool) -> VGroup:
@@ -140,10 +173,9 @@ class KVCache(ExplainerScene):
         return heading, rows, skipped
 
     def block_names(self, first: VGroup) -> VGroup:
-        """"Key" and the value group's name, in their colours, right of the first row's only word."""
+        """ "Key" and the value group's name, in their colours, right of the first row's only word."""
         names = VGroup(label(self.say("key"), SMALL, "key"), label(self.say("value"), SMALL, "value"))
         return names.arrange(RIGHT, buff=0.3).next_to(first, RIGHT, buff=0.4)
-
 
     def recompute_everything(self):
         self.title = self.show_title()
@@ -159,10 +191,10 @@ class KVCache(ExplainerScene):
                 band = self.bands[place]
                 before = list(self.mobjects)
                 # each word flows through the network: its blocks come out of it, under it
-                self.play(FadeIn(band), FadeIn(VGroup(*(copy[0] for copy in copies)), gaps, shift=0.15 * DOWN),
-                          run_time=0.4)
-                self.play(*(FadeIn(copy[1], shift=0.25 * DOWN) for copy in copies), FadeIn(count),
-                          run_time=0.5)
+                self.play(
+                    FadeIn(band), FadeIn(VGroup(*(copy[0] for copy in copies)), gaps, shift=0.15 * DOWN), run_time=0.4
+                )
+                self.play(*(FadeIn(copy[1], shift=0.25 * DOWN) for copy in copies), FadeIn(count), run_time=0.5)
                 # the row, shown in parts, stands as one group (over its band): the cache step transforms it
                 self.remove(*(m for m in self.mobjects if m not in before))
                 self.add(band, row)
@@ -172,15 +204,17 @@ class KVCache(ExplainerScene):
     def total(self, cached: bool) -> VGroup:
         count = self.kv["projections_with_cache" if cached else "projections_without_cache"]
         self.numbers_on_screen[f"{'with' if cached else 'without'} cache total"] = count
-        text = fitted(label(self.say("computed", count=count), HEADING, "input" if cached else "highlight"),
-                      COUNT_WIDTH - 0.15)
+        text = fitted(
+            label(self.say("computed", count=count), HEADING, "input" if cached else "highlight"), COUNT_WIDTH - 0.15
+        )
         return text.move_to([COUNTS["with_cache" if cached else "no_cache"], self.rows_bottom() - 0.4, 0])
 
     @staticmethod
     def add_up(counts: VGroup, total: Mobject) -> AnimationGroup:
         """The rows' counts slide down into their total, which appears where they meet."""
-        return AnimationGroup(*(FadeOut(count.copy(), target_position=total) for count in counts),
-                              FadeIn(total, scale=1.3), run_time=1.0)
+        return AnimationGroup(
+            *(FadeOut(count.copy(), target_position=total) for count in counts), FadeIn(total, scale=1.3), run_time=1.0
+        )
 
     def count_the_waste(self):
         without, with_cache = self.kv["projections_without_cache"], self.kv["projections_with_cache"]
@@ -189,12 +223,12 @@ class KVCache(ExplainerScene):
         column = COUNTS["no_cache"]
         rule = Line([column - COUNT_WIDTH / 2 + 0.2, y, 0], [column + COUNT_WIDTH / 2 - 0.2, y, 0])
         counts = VGroup(*(row[1] for row in self.plain))
-        with self.narration("ch07.total", words=len(self.trace["tokens"]), without=without,
-                            repeated=without - with_cache):
+        with self.narration(
+            "ch07.total", words=len(self.trace["tokens"]), without=without, repeated=without - with_cache
+        ):
             self.play(Create(rule.set_stroke(role_colour("muted"), 2)))
             self.play(self.add_up(counts, total))
-            self.play(*(emphasise(copy[1], role="highlight")
-                        for row in self.plain for copy in row[0][:-1]))
+            self.play(*(emphasise(copy[1], role="highlight") for row in self.plain for copy in row[0][:-1]))
 
     def cache_keys_and_values(self):
         heading, self.cached, skipped = self.panel(cached=True)
@@ -205,22 +239,42 @@ class KVCache(ExplainerScene):
                 if place in skipped:
                     self.play(FadeIn(skipped[place]), run_time=0.4)
                 # the earlier words' blocks turn into stored ones; only the newest word is computed
-                self.play(ReplacementTransform(plain[0], cached[0]), FadeIn(cached[1], shift=0.2 * LEFT),
-                          self.bands[place].animate.become(self.work_band(cached, cached=True)), run_time=0.6)
+                self.play(
+                    ReplacementTransform(plain[0], cached[0]),
+                    FadeIn(cached[1], shift=0.2 * LEFT),
+                    self.bands[place].animate.become(self.work_band(cached, cached=True)),
+                    run_time=0.6,
+                )
                 self.play(emphasise(cached[0][-1][1], scale_factor=1.3), run_time=0.4)
             self.play(self.add_up(VGroup(*(row[1] for row in self.cached)), total))
 
     def query_meets_stored_keys(self):
         newest = self.cached[-1][0]
         asker = newest[-1]
-        query = RoundedRectangle(corner_radius=0.05, width=asker[1][0].width, height=asker[1][0].height,
-                                 stroke_width=OUTLINE_WIDTH, stroke_color=role_colour("query"),
-                                 fill_color=role_colour("query"), fill_opacity=0.85)
+        query = RoundedRectangle(
+            corner_radius=0.05,
+            width=asker[1][0].width,
+            height=asker[1][0].height,
+            stroke_width=OUTLINE_WIDTH,
+            stroke_color=role_colour("query"),
+            fill_color=role_colour("query"),
+            fill_opacity=0.85,
+        )
         query.next_to(asker[1][0], DOWN, buff=0.18)
         name = label(self.say("query"), SMALL, "query").next_to(query, LEFT, buff=0.2)
         self.query = VGroup(query, name)
-        self.links = VGroup(*(Line(query.get_bottom(), copy[1][0].get_bottom(), path_arc=-0.8, stroke_width=3,
-                                   color=role_colour("query")) for copy in newest[:-1]))
+        self.links = VGroup(
+            *(
+                Line(
+                    query.get_bottom(),
+                    copy[1][0].get_bottom(),
+                    path_arc=-0.8,
+                    stroke_width=3,
+                    color=role_colour("query"),
+                )
+                for copy in newest[:-1]
+            )
+        )
         with self.narration("ch07.query"):
             self.play(FadeIn(query, shift=0.2 * DOWN), FadeIn(name))
             self.play(Create(self.links), run_time=1.5)

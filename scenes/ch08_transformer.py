@@ -3,8 +3,26 @@ dilution; then Attention(Q, K, V) = softmax(QKᵀ/√d_k)V built from the senten
 
 from __future__ import annotations
 
-from manim import (DOWN, LEFT, RIGHT, UP, ArcBetweenPoints, Arrow, Circle, Create, FadeIn, FadeOut, FadeTransform,
-                   GrowFromEdge, LaggedStart, Line, Rectangle, SurroundingRectangle, VGroup, Write)
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    ArcBetweenPoints,
+    Arrow,
+    Circle,
+    Create,
+    FadeIn,
+    FadeOut,
+    FadeTransform,
+    GrowFromEdge,
+    LaggedStart,
+    Line,
+    Rectangle,
+    SurroundingRectangle,
+    VGroup,
+    Write,
+)
 
 from scenes.base import CONTENT_BOTTOM, LEFT_MARGIN, RIGHT_MARGIN, ExplainerScene
 from scenes.layout import drawn_slots
@@ -14,8 +32,20 @@ from scenes.theme import HEADING, LABEL, OUTLINE_WIDTH, SMALL, TITLE, role_colou
 
 # Attention(Q,K,V) = softmax(QKᵀ/√d_k) V in parts, so that each part lights up as its matrix appears;
 # PARTS names the ones that do (the "}{" part is the fraction's bar).
-FORMULA = (r"\mathrm{Attention}(Q,K,V)", "=", r"\mathrm{softmax}", r"\left(", r"\frac{", "Q", r"K^\top", "}{",
-           r"\sqrt{d_k}", "}", r"\right)", "V")
+FORMULA = (
+    r"\mathrm{Attention}(Q,K,V)",
+    "=",
+    r"\mathrm{softmax}",
+    r"\left(",
+    r"\frac{",
+    "Q",
+    r"K^\top",
+    "}{",
+    r"\sqrt{d_k}",
+    "}",
+    r"\right)",
+    "V",
+)
 PARTS = {"attention": 0, "softmax": 2, "Q": 5, "K^T": 6, "bar": 7, "root": 8, "V": 11}
 FORMULA_Y = 2.45  # the formula's centre once the matrices come, under the title's band
 
@@ -99,20 +129,29 @@ class TransformerContributions(ExplainerScene):
         self.title = self.show_title()
         steps = self.trace["sequential"]
         self.rnn, self.attention = self.word_row(ROWS["rnn"], "key"), self.word_row(ROWS["attention"], "query")
-        names = VGroup(label("RNN", LABEL, "key").move_to([LEFT_MARGIN, ROWS["rnn"], 0], aligned_edge=LEFT),
-                       label("Attention", LABEL, "query").move_to([LEFT_MARGIN, ROWS["attention"], 0],
-                                                                  aligned_edge=LEFT))
+        names = VGroup(
+            label("RNN", LABEL, "key").move_to([LEFT_MARGIN, ROWS["rnn"], 0], aligned_edge=LEFT),
+            label("Attention", LABEL, "query").move_to([LEFT_MARGIN, ROWS["attention"], 0], aligned_edge=LEFT),
+        )
         # the RNN hands its state from word to word: an arrow between neighbours, through a "⋯" too
-        self.chain = VGroup(*(Arrow(a[0].get_right(), b[0].get_left(), buff=0.08, color=role_colour("key"),
-                                    stroke_width=4) for a, b in zip(self.rnn, self.rnn[1:])))
+        self.chain = VGroup(
+            *(
+                Arrow(a[0].get_right(), b[0].get_left(), buff=0.08, color=role_colour("key"), stroke_width=4)
+                for a, b in zip(self.rnn, self.rnn[1:])
+            )
+        )
         self.heading = self.word("sequential", SMALL, "muted")
         self.heading.move_to([RIGHT_MARGIN - self.heading.width / 2, HEADING_Y, 0])
-        self.counts = VGroup(self.count("rnn steps", steps["rnn_steps"], ROWS["rnn"], "key"),
-                             self.count("attention steps", steps["attention_steps"], ROWS["attention"], "query"))
-        numbers = VGroup(*(label(str(node.slot + 1), LABEL, "muted").next_to(node, UP, buff=0.12)
-                           for node in self.nodes(self.rnn)))
-        self.together = VGroup(*(label("1", LABEL, "muted").next_to(node, UP, buff=0.12)
-                                 for node in self.nodes(self.attention)))
+        self.counts = VGroup(
+            self.count("rnn steps", steps["rnn_steps"], ROWS["rnn"], "key"),
+            self.count("attention steps", steps["attention_steps"], ROWS["attention"], "query"),
+        )
+        numbers = VGroup(
+            *(label(str(node.slot + 1), LABEL, "muted").next_to(node, UP, buff=0.12) for node in self.nodes(self.rnn))
+        )
+        self.together = VGroup(
+            *(label("1", LABEL, "muted").next_to(node, UP, buff=0.12) for node in self.nodes(self.attention))
+        )
         with self.narration("ch08.parallel", rnn=steps["rnn_steps"], attention=steps["attention_steps"]):
             self.play(FadeIn(names), FadeIn(self.rnn), FadeIn(self.attention), FadeIn(self.heading))
             node_at = 0
@@ -122,28 +161,49 @@ class TransformerContributions(ExplainerScene):
                     arrive += [item[0].animate.set_fill(role_colour("key"), 0.8), FadeIn(numbers[node_at])]
                     node_at += 1
                 self.play(*arrive, run_time=0.5)
-            self.play(*(node.animate.set_fill(role_colour("query"), 0.8) for node in self.nodes(self.attention)),
-                      FadeIn(self.together), run_time=0.8)
+            self.play(
+                *(node.animate.set_fill(role_colour("query"), 0.8) for node in self.nodes(self.attention)),
+                FadeIn(self.together),
+                run_time=0.8,
+            )
             self.play(FadeIn(self.counts, shift=0.2 * LEFT))
 
     def link_directly(self):
         steps = self.trace["sequential"]
         nodes = self.nodes(self.attention)
         # every word reaches every earlier word in one step: an arc for each pair, the first–last one bright
-        arcs = VGroup(*(ArcBetweenPoints(a.get_top(), b.get_top(), angle=-1.0, color=role_colour("query"),
-                                         stroke_width=2.5, stroke_opacity=0.6)
-                        for n, b in enumerate(nodes) for a in nodes[:n]))
+        arcs = VGroup(
+            *(
+                ArcBetweenPoints(
+                    a.get_top(),
+                    b.get_top(),
+                    angle=-1.0,
+                    color=role_colour("query"),
+                    stroke_width=2.5,
+                    stroke_opacity=0.6,
+                )
+                for n, b in enumerate(nodes)
+                for a in nodes[:n]
+            )
+        )
         first, last = nodes[0], nodes[-1]
-        link = ArcBetweenPoints(first.get_top(), last.get_top(), angle=-1.0, color=role_colour("highlight"),
-                                stroke_width=6)
-        paths = VGroup(self.count("rnn path", steps["rnn_path"], ROWS["rnn"], "key"),
-                       self.count("attention path", steps["attention_path"], ROWS["attention"], "query"))
+        link = ArcBetweenPoints(
+            first.get_top(), last.get_top(), angle=-1.0, color=role_colour("highlight"), stroke_width=6
+        )
+        paths = VGroup(
+            self.count("rnn path", steps["rnn_path"], ROWS["rnn"], "key"),
+            self.count("attention path", steps["attention_path"], ROWS["attention"], "query"),
+        )
         heading = self.word("path", SMALL, "muted")
         heading.move_to([RIGHT_MARGIN - heading.width / 2, HEADING_Y, 0])
         with self.narration("ch08.direct", rnn=steps["rnn_path"], attention=steps["attention_path"]):
             self.play(FadeTransform(self.heading, heading), FadeOut(self.counts), FadeOut(self.together))
-            self.play(*(arrow.animate.set_color(role_colour("highlight")) for arrow in self.chain),
-                      emphasise(self.nodes(self.rnn)[0]), emphasise(self.nodes(self.rnn)[-1]), run_time=1.2)
+            self.play(
+                *(arrow.animate.set_color(role_colour("highlight")) for arrow in self.chain),
+                emphasise(self.nodes(self.rnn)[0]),
+                emphasise(self.nodes(self.rnn)[-1]),
+                run_time=1.2,
+            )
             self.play(Create(arcs, lag_ratio=0.1), run_time=1.2)
             self.play(Create(link), emphasise(first), emphasise(last), run_time=1.2)
             self.play(FadeIn(paths, shift=0.2 * LEFT))
@@ -158,15 +218,21 @@ class TransformerContributions(ExplainerScene):
         last = rows[-1]
         plot = Plot(CHART, x_max=last["distance"])
         levels = (0.0, 0.25, 0.5, 0.75, 1.0)
-        axes = plot.axes(range(0, last["distance"] + 1, 2), levels, self.say("distance"), self.say("accuracy"),
-                         y_format="{:.2f}")
+        axes = plot.axes(
+            range(0, last["distance"] + 1, 2), levels, self.say("distance"), self.say("accuracy"), y_format="{:.2f}"
+        )
         # faint lines at each tick, so that a dot's distance and accuracy read off without a ruler
-        grid = VGroup(*(Line(plot.point(0, y), plot.point(last["distance"], y)) for y in levels[1:]),
-                      *(Line(plot.point(x, 0), plot.point(x, 1.0)) for x in range(2, last["distance"] + 1, 2)))
+        grid = VGroup(
+            *(Line(plot.point(0, y), plot.point(last["distance"], y)) for y in levels[1:]),
+            *(Line(plot.point(x, 0), plot.point(x, 1.0)) for x in range(2, last["distance"] + 1, 2)),
+        )
         grid.set_stroke(role_colour("muted"), 3, opacity=0.3)
-        curves = [accuracy_curve(plot, rows, model, role,
-                                 self.shown(f"{model} at {last['distance']}", last[model], 2, SMALL, role))
-                  for model, role in (("transformer", "query"), ("rnn", "key"))]
+        curves = [
+            accuracy_curve(
+                plot, rows, model, role, self.shown(f"{model} at {last['distance']}", last[model], 2, SMALL, role)
+            )
+            for model, role in (("transformer", "query"), ("rnn", "key"))
+        ]
         for curve in curves:
             curve[0].set_stroke(width=5)
             for dot in curve[1]:
@@ -191,8 +257,16 @@ class TransformerContributions(ExplainerScene):
         self.part(name).set_color(role_colour(role))
         return emphasise(self.part(name), role=role)
 
-    def matrix(self, name: str, rows, digits: int = 1, masked: bool = False, role: str = "text",
-               by_word: tuple[bool, bool] = (True, True), coloured: bool = True) -> NumberGrid:
+    def matrix(
+        self,
+        name: str,
+        rows,
+        digits: int = 1,
+        masked: bool = False,
+        role: str = "text",
+        by_word: tuple[bool, bool] = (True, True),
+        coloured: bool = True,
+    ) -> NumberGrid:
         """A Trace matrix written out, each entry recorded as "name i j" and coloured by its value;
         masked: blank above the diagonal. ``by_word`` says whether rows and columns stand for the
         sentence's words: of a long sentence those show the first and last words, the query word and
@@ -235,17 +309,26 @@ class TransformerContributions(ExplainerScene):
     def row_words(self, grid: NumberGrid) -> VGroup:
         """The words of a matrix's rows, left of it (a "︙" row has none)."""
         tokens = self.trace["tokens"]
-        return VGroup(*(label(tokens[slot], self.number_size).next_to(grid.brackets, LEFT, buff=0.2)
-                        .set_y(grid.entry(i, 0).get_y())
-                        for i, slot in enumerate(grid.row_slots) if isinstance(slot, int)))
+        return VGroup(
+            *(
+                label(tokens[slot], self.number_size)
+                .next_to(grid.brackets, LEFT, buff=0.2)
+                .set_y(grid.entry(i, 0).get_y())
+                for i, slot in enumerate(grid.row_slots)
+                if isinstance(slot, int)
+            )
+        )
 
     def column_words(self, grid: NumberGrid) -> VGroup:
         """The words of a matrix's columns, above it; none if a word is wider than its column (a long
         sentence's long words): the rows, labelled alike, still name them."""
         tokens = self.trace["tokens"]
         pitch = grid.entry(0, 1).get_x() - grid.entry(0, 0).get_x() if grid.cols > 1 else grid.width
-        words = [(j, label(tokens[slot], self.number_size)) for j, slot in enumerate(grid.column_slots)
-                 if isinstance(slot, int)]
+        words = [
+            (j, label(tokens[slot], self.number_size))
+            for j, slot in enumerate(grid.column_slots)
+            if isinstance(slot, int)
+        ]
         if any(text.width > pitch - 0.1 for _, text in words):
             return VGroup()
         return VGroup(*(text.move_to([grid.entry(0, j).get_x(), grid.get_top()[1] + 0.3, 0]) for j, text in words))
@@ -271,10 +354,13 @@ class TransformerContributions(ExplainerScene):
         self.scores.next_to(k, DOWN, buff=0.25, aligned_edge=LEFT)
         q.next_to(self.scores, LEFT, buff=MATRIX_GAP).align_to(self.scores, UP)
         self.rows = self.row_words(q)
-        names = VGroup(formula("Q", size=HEADING, role="query").next_to(q, UP, buff=0.15),
-                       formula(r"K^\top", size=HEADING, role="key").next_to(k, LEFT, buff=0.3))
-        self.score_name = VGroup(formula(r"\frac{QK^\top}{\sqrt{d_k}}", size=HEADING),
-                                 formula(rf"d_k={d_k}", size=LABEL, role="muted")).arrange(DOWN, buff=0.25)
+        names = VGroup(
+            formula("Q", size=HEADING, role="query").next_to(q, UP, buff=0.15),
+            formula(r"K^\top", size=HEADING, role="key").next_to(k, LEFT, buff=0.3),
+        )
+        self.score_name = VGroup(
+            formula(r"\frac{QK^\top}{\sqrt{d_k}}", size=HEADING), formula(rf"d_k={d_k}", size=LABEL, role="muted")
+        ).arrange(DOWN, buff=0.25)
         self.score_name.next_to(self.scores, RIGHT, buff=0.4)
         stage = VGroup(q, k, self.scores, self.columns, self.rows, names, self.score_name)
         stage.shift(((LEFT_MARGIN + RIGHT_MARGIN) / 2 - stage.get_center()[0]) * RIGHT)
@@ -292,8 +378,12 @@ class TransformerContributions(ExplainerScene):
         for i in range(left.rows):
             travelling = row_of(left, i).copy()
             self.add(travelling)
-            self.play(travelling.animate.move_to(row_of(product, i)).set_opacity(0), emphasise(right.brackets),
-                      FadeIn(row_of(product, i)), run_time=0.7)
+            self.play(
+                travelling.animate.move_to(row_of(product, i)).set_opacity(0),
+                emphasise(right.brackets),
+                FadeIn(row_of(product, i)),
+                run_time=0.7,
+            )
             self.remove(travelling)
         self.remove(product.brackets, *(row_of(product, i) for i in range(product.rows)))
         self.add(product)  # one matrix again, to move or fade as one
@@ -309,24 +399,37 @@ class TransformerContributions(ExplainerScene):
                     continue
                 text = weights.entry(i, j)
                 length = max(0.02, rows[row_slot][column_slot] * (pitch - 0.1))
-                bar = Rectangle(width=length, height=ROW_PITCH - 0.06, stroke_width=0,
-                                fill_color=role_colour("highlight"), fill_opacity=0.35)
-                bars.add(bar.move_to([text.get_center()[0] - (pitch - 0.1) / 2, text.get_center()[1], 0],
-                                     aligned_edge=LEFT))
+                bar = Rectangle(
+                    width=length,
+                    height=ROW_PITCH - 0.06,
+                    stroke_width=0,
+                    fill_color=role_colour("highlight"),
+                    fill_opacity=0.35,
+                )
+                bars.add(
+                    bar.move_to([text.get_center()[0] - (pitch - 0.1) / 2, text.get_center()[1], 0], aligned_edge=LEFT)
+                )
         return bars.set_z_index(-1)  # behind the numbers
 
     def softmax_into_weights(self):
-        weights = self.matrix("weight", self.trace["attention"]["weights"], digits=2, masked=True, role="highlight",
-                              coloured=False)
+        weights = self.matrix(
+            "weight", self.trace["attention"]["weights"], digits=2, masked=True, role="highlight", coloured=False
+        )
         weights.move_to(self.scores).align_to(self.scores, UP)
         self.bars = self.weight_bars(weights)
         # softmax over the fraction, on two lines: beside the weights there is no room for one
-        name = VGroup(formula(r"\mathrm{softmax}", size=HEADING, role="highlight"),
-                      formula(r"\left(\frac{QK^\top}{\sqrt{d_k}}\right)", size=HEADING, role="highlight"))
+        name = VGroup(
+            formula(r"\mathrm{softmax}", size=HEADING, role="highlight"),
+            formula(r"\left(\frac{QK^\top}{\sqrt{d_k}}\right)", size=HEADING, role="highlight"),
+        )
         name.arrange(DOWN, buff=0.15).next_to(weights, RIGHT, buff=0.4)
         with self.narration("ch08.softmax"):
-            self.play(self.light("softmax", "highlight"), FadeTransform(self.scores, weights),
-                      FadeTransform(self.score_name, name), run_time=1.5)
+            self.play(
+                self.light("softmax", "highlight"),
+                FadeTransform(self.scores, weights),
+                FadeTransform(self.score_name, name),
+                run_time=1.5,
+            )
             self.play(LaggedStart(*(GrowFromEdge(bar, LEFT) for bar in self.bars), lag_ratio=0.05), run_time=1.2)
         self.weights, self.weight_name = weights, name
 
@@ -344,8 +447,9 @@ class TransformerContributions(ExplainerScene):
         rows, columns = self.row_words(landed[0]), self.column_words(landed[0])
         value_name = formula("V", size=HEADING, role="value").next_to(values, RIGHT, buff=0.3)
         # the output's name on two lines, as the weights' name beside the scores: a long sentence's rows are wide
-        result = VGroup(formula(r"\mathrm{Attention}", size=HEADING, role="output"),
-                        formula("(Q,K,V)", size=HEADING, role="output")).arrange(DOWN, buff=0.12)
+        result = VGroup(
+            formula(r"\mathrm{Attention}", size=HEADING, role="output"), formula("(Q,K,V)", size=HEADING, role="output")
+        ).arrange(DOWN, buff=0.12)
         result.next_to(mixed, RIGHT, buff=0.3)
         name = self.weight_name.copy().arrange(RIGHT, buff=0.1)
         name.next_to(VGroup(landed, columns), UP, buff=0.25)
@@ -353,10 +457,13 @@ class TransformerContributions(ExplainerScene):
         stage.shift(((LEFT_MARGIN + RIGHT_MARGIN) / 2 - stage.get_center()[0]) * RIGHT)
         words = [*zip(self.rows, rows), *zip(self.columns, columns)]
         with self.narration("ch08.values"):
-            self.play(FadeOut(self.score_parts), kept.animate.move_to(landed),  # the columns' words may not fit:
-                      *(FadeOut(word) for word in self.columns[len(columns):]),
-                      *(word.animate.move_to(target) for word, target in words),
-                      self.weight_name.animate.arrange(RIGHT, buff=0.1).move_to(name))
+            self.play(
+                FadeOut(self.score_parts),
+                kept.animate.move_to(landed),  # the columns' words may not fit:
+                *(FadeOut(word) for word in self.columns[len(columns) :]),
+                *(word.animate.move_to(target) for word, target in words),
+                self.weight_name.animate.arrange(RIGHT, buff=0.1).move_to(name),
+            )
             self.play(self.light("V", "value"), FadeIn(values), FadeIn(value_name))
             self.play(FadeIn(mixed.brackets), FadeIn(result), self.light("attention", "output"))
             self.products_into(self.weights, mixed, values)

@@ -5,8 +5,7 @@ travel into one concatenated column, which the real projection turns into one gr
 
 from __future__ import annotations
 
-from manim import (DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, FadeOut, FadeTransform, GrowArrow, TransformFromCopy,
-                   VGroup)
+from manim import DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, FadeOut, FadeTransform, GrowArrow, TransformFromCopy, VGroup
 
 from scenes.base import LEFT_MARGIN, RIGHT_MARGIN, ExplainerScene
 from scenes.math import formula
@@ -46,30 +45,43 @@ class MultiHead(ExplainerScene):
         """A causal pattern of the sentence's words, its written weights recorded as "name i j"."""
         tokens = self.trace["tokens"]
         numbers = pattern_numbers(weights, True, inside, lambda i, j, w: self.shown(f"{name} {i} {j}", w, 2, SMALL))
-        return AttentionPattern(weights, tokens, tokens, numbers, cell, inside, causal=True,
-                                keep=[self.query, *row_peaks(weights, True)[self.query:self.query + 1]], pitch=pitch)
+        return AttentionPattern(
+            weights,
+            tokens,
+            tokens,
+            numbers,
+            cell,
+            inside,
+            causal=True,
+            keep=[self.query, *row_peaks(weights, True)[self.query : self.query + 1]],
+            pitch=pitch,
+        )
 
     def alone(self, name: str, weights, largest: float = 1.1, room: float = SIDE_TAGS) -> AttentionPattern:
         """A pattern alone at the left, ``room`` for its tags beside it."""
         tokens = self.trace["tokens"]
-        cell, pitch, inside = pattern_cell(len(tokens), len(tokens), WIDTH - room, TOP - LOW, tokens,
-                                           largest=largest)
+        cell, pitch, inside = pattern_cell(len(tokens), len(tokens), WIDTH - room, TOP - LOW, tokens, largest=largest)
         grid = self.pattern(name, weights, cell, inside, pitch)
         grid.next_to([LEFT_MARGIN, 0, 0], RIGHT, buff=0)
         return grid.shift((TOP - grid.get_top()[1]) * UP)
 
     def one_head(self):
         self.title = self.show_title()
-        self.single_tag = VGroup(self.word("ch10.one_head", TITLE, "highlight"),
-                                 formula(r"\mathrm{softmax}\left(\frac{QK^\top}{\sqrt{d_k}}\right)", size=TITLE),
-                                 self.word("ch10.one_set", HEADING, "muted"))
+        self.single_tag = VGroup(
+            self.word("ch10.one_head", TITLE, "highlight"),
+            formula(r"\mathrm{softmax}\left(\frac{QK^\top}{\sqrt{d_k}}\right)", size=TITLE),
+            self.word("ch10.one_set", HEADING, "muted"),
+        )
         self.single_tag.arrange(DOWN, aligned_edge=LEFT, buff=0.45)
-        self.single = self.alone("one head", self.trace["attention"]["weights"], largest=ONE_HEAD_CELL,
-                                 room=max(SIDE_TAGS, self.single_tag.width + 0.6))
+        self.single = self.alone(
+            "one head",
+            self.trace["attention"]["weights"],
+            largest=ONE_HEAD_CELL,
+            room=max(SIDE_TAGS, self.single_tag.width + 0.6),
+        )
         self.single_tag.next_to(self.single, RIGHT, buff=0.6)
         # a short sentence's grid and its name stand in the middle; a long one's fill the width
-        VGroup(self.single, self.single_tag).shift(
-            max(0, (RIGHT_MARGIN - self.single_tag.get_right()[0]) / 2) * RIGHT)
+        VGroup(self.single, self.single_tag).shift(max(0, (RIGHT_MARGIN - self.single_tag.get_right()[0]) / 2) * RIGHT)
         with self.narration("ch10.one"):
             self.play(FadeIn(self.single))
             self.play(FadeIn(self.single_tag, shift=0.2 * LEFT))
@@ -78,8 +90,9 @@ class MultiHead(ExplainerScene):
         """Side by side when every head's weights fit in its cells; otherwise each head in turn."""
         multi, tokens = self.trace["multi_head"], self.trace["tokens"]
         count = len(multi["weights"])
-        cell, _, inside = pattern_cell(len(tokens), len(tokens), (WIDTH - GAP * (count - 1)) / count,
-                                    TOP - BOTTOM - TAGS - 0.6, tokens)
+        cell, _, inside = pattern_cell(
+            len(tokens), len(tokens), (WIDTH - GAP * (count - 1)) / count, TOP - BOTTOM - TAGS - 0.6, tokens
+        )
         self.side = inside
         if self.side:
             self.grids = VGroup(*(self.pattern(f"head {h}", w, cell, True) for h, w in enumerate(multi["weights"])))
@@ -95,11 +108,19 @@ class MultiHead(ExplainerScene):
                 name.next_to(grid, RIGHT, buff=0.6).align_to(grid.cells, UP)
         with self.narration("ch10.heads", heads=count):
             if self.side:  # in one movement, the picture never half empty
-                self.play(FadeOut(self.single_tag), FadeTransform(self.single, self.grids[0]),
-                          *(FadeIn(g, shift=0.3 * LEFT) for g in self.grids[1:]), FadeIn(self.names), run_time=1.4)
+                self.play(
+                    FadeOut(self.single_tag),
+                    FadeTransform(self.single, self.grids[0]),
+                    *(FadeIn(g, shift=0.3 * LEFT) for g in self.grids[1:]),
+                    FadeIn(self.names),
+                    run_time=1.4,
+                )
             else:
-                self.play(FadeOut(self.single_tag), FadeTransform(self.single, self.grids[0]),
-                          FadeIn(self.names[0], shift=0.2 * LEFT))
+                self.play(
+                    FadeOut(self.single_tag),
+                    FadeTransform(self.single, self.grids[0]),
+                    FadeIn(self.names[0], shift=0.2 * LEFT),
+                )
 
     def behaviour(self, h: int) -> VGroup:
         """What head ``h`` looks at most over the corpus, its mean weight there, and where the word
@@ -108,15 +129,19 @@ class MultiHead(ExplainerScene):
         head, weights = multi["heads"][h], multi["weights"][h]
         share = head["shares"][head["looks_at"]]
         peak = row_peaks(weights, causal=True)[self.query]
-        measured = VGroup(self.word("mean_weight", SMALL, "muted"),
-                          self.shown(f"share {head['head']}", share, 2, SMALL, "highlight")).arrange(RIGHT, buff=0.15)
-        here = VGroup(label(self.say("in_sentence", query=tokens[self.query], word=tokens[peak]), SMALL, "muted"),
-                      self.shown(f"peak {head['head']}", weights[self.query][peak], 2, SMALL)).arrange(RIGHT, buff=0.15)
+        measured = VGroup(
+            self.word("mean_weight", SMALL, "muted"), self.shown(f"share {head['head']}", share, 2, SMALL, "highlight")
+        ).arrange(RIGHT, buff=0.15)
+        here = VGroup(
+            label(self.say("in_sentence", query=tokens[self.query], word=tokens[peak]), SMALL, "muted"),
+            self.shown(f"peak {head['head']}", weights[self.query][peak], 2, SMALL),
+        ).arrange(RIGHT, buff=0.15)
         lines = VGroup(self.word(f"looks.{head['looks_at']}", LABEL, "highlight"), measured, here)
         if self.side:
             return lines.arrange(DOWN, buff=0.15).next_to(self.grids[h].cells, DOWN, buff=0.3)
-        return lines.arrange(DOWN, aligned_edge=LEFT, buff=0.25).next_to(self.names[h], DOWN, aligned_edge=LEFT,
-                                                                          buff=0.3)
+        return lines.arrange(DOWN, aligned_edge=LEFT, buff=0.25).next_to(
+            self.names[h], DOWN, aligned_edge=LEFT, buff=0.3
+        )
 
     def label_behaviours(self):
         heads, tokens = self.trace["multi_head"]["heads"], self.trace["tokens"]
@@ -130,8 +155,11 @@ class MultiHead(ExplainerScene):
                 return
             self.play(FadeIn(tags[0], shift=0.2 * LEFT))
             for before, after in zip(range(len(tags)), range(1, len(tags))):
-                self.play(FadeTransform(self.grids[before], self.grids[after]),
-                          FadeTransform(self.names[before], self.names[after]), FadeOut(tags[before]))
+                self.play(
+                    FadeTransform(self.grids[before], self.grids[after]),
+                    FadeTransform(self.names[before], self.names[after]),
+                    FadeOut(tags[before]),
+                )
                 self.play(FadeIn(tags[after], shift=0.2 * LEFT))
 
     def outputs(self) -> VGroup:
@@ -170,11 +198,21 @@ class MultiHead(ExplainerScene):
         leaving = [m for m in self.mobjects if m is not self.title]
         d_k = multi["config"]["d_k"]
         with self.narration("ch10.concat"):
-            self.play(*(FadeOut(m) for m in leaving), FadeIn(word),
-                      *(head[0].create() for head in self.heads), *(FadeIn(VGroup(*head[1:])) for head in self.heads),
-                      FadeIn(self.joined.brackets), FadeIn(self.joined_name))  # the column waits, empty
-            self.play(*(TransformFromCopy(head[0].rows, VGroup(*self.joined.rows[h * d_k:(h + 1) * d_k]))
-                        for h, head in enumerate(self.heads)), run_time=1.6)
+            self.play(
+                *(FadeOut(m) for m in leaving),
+                FadeIn(word),
+                *(head[0].create() for head in self.heads),
+                *(FadeIn(VGroup(*head[1:])) for head in self.heads),
+                FadeIn(self.joined.brackets),
+                FadeIn(self.joined_name),
+            )  # the column waits, empty
+            self.play(
+                *(
+                    TransformFromCopy(head[0].rows, VGroup(*self.joined.rows[h * d_k : (h + 1) * d_k]))
+                    for h, head in enumerate(self.heads)
+                ),
+                run_time=1.6,
+            )
 
     def project_into_one(self):
         """The real projection: the concatenated column becomes the one group the next layers get."""
@@ -182,8 +220,13 @@ class MultiHead(ExplainerScene):
         entries = [self.shown(f"combined {i}", v, 2, OUTPUT_SIZE) for i, v in enumerate(combined_values)]
         combined = VectorColumn(combined_values, "output", size=OUTPUT_SIZE, entries=entries)
         # half way between the concatenation and the right margin, level with the heads' columns
-        combined.move_to([min((self.joined.get_right()[0] + RIGHT_MARGIN) / 2, RIGHT_MARGIN - combined.width / 2),
-                          self.heads[0][0].get_y(), 0])
+        combined.move_to(
+            [
+                min((self.joined.get_right()[0] + RIGHT_MARGIN) / 2, RIGHT_MARGIN - combined.width / 2),
+                self.heads[0][0].get_y(),
+                0,
+            ]
+        )
         room = (VGroup(self.joined, self.joined_name).get_right()[0] + 0.3, RIGHT_MARGIN)  # right of the tall column
         for size in (HEADING, LABEL, SMALL):  # a long name a size smaller rather than out of the frame
             name = label(self.say("projected"), size, "output")
@@ -191,8 +234,12 @@ class MultiHead(ExplainerScene):
                 break
         name.next_to(combined, DOWN, buff=0.25)
         name.shift((max(room[0] - name.get_left()[0], 0) + min(room[1] - name.get_right()[0], 0)) * RIGHT)
-        arrow = Arrow([self.joined.get_right()[0], combined.get_y(), 0], combined.get_left(), buff=0.25,
-                      color=role_colour("muted"))
+        arrow = Arrow(
+            [self.joined.get_right()[0], combined.get_y(), 0],
+            combined.get_left(),
+            buff=0.25,
+            color=role_colour("muted"),
+        )
         weights = formula(r"W^O", size=TITLE, role="muted").next_to(arrow, UP, buff=0.15)
         with self.narration("ch10.project"):
             self.play(GrowArrow(arrow), FadeIn(weights))

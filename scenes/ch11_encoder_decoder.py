@@ -7,9 +7,26 @@ sentences translated exactly."""
 
 from __future__ import annotations
 
-from manim import (DOWN, LEFT, ORIGIN, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, FadeTransform, GrowArrow,
-                   GrowFromCenter, LaggedStart, RoundedRectangle, SurroundingRectangle, Transform, TransformFromCopy,
-                   VGroup)
+from manim import (
+    DOWN,
+    LEFT,
+    ORIGIN,
+    RIGHT,
+    UP,
+    Arrow,
+    Create,
+    FadeIn,
+    FadeOut,
+    FadeTransform,
+    GrowArrow,
+    GrowFromCenter,
+    LaggedStart,
+    RoundedRectangle,
+    SurroundingRectangle,
+    Transform,
+    TransformFromCopy,
+    VGroup,
+)
 
 from scenes.base import LEFT_MARGIN, RIGHT_MARGIN, ExplainerScene
 from scenes.mobjects import emphasise, label, row_peaks
@@ -35,9 +52,15 @@ SENTENCE, SHARE = (54, 42, 36, LABEL), (96, 84, 72)  # the last picture's senten
 
 
 def block(text: str, role: str, shape: dict = BLOCK) -> VGroup:
-    frame = RoundedRectangle(corner_radius=0.12, width=shape["width"], height=shape["height"],
-                             stroke_width=OUTLINE_WIDTH, stroke_color=role_colour(role), fill_color=role_colour(role),
-                             fill_opacity=0.15)
+    frame = RoundedRectangle(
+        corner_radius=0.12,
+        width=shape["width"],
+        height=shape["height"],
+        stroke_width=OUTLINE_WIDTH,
+        stroke_color=role_colour(role),
+        fill_color=role_colour(role),
+        fill_opacity=0.15,
+    )
     return VGroup(frame, label(text, shape["size"]).move_to(frame))
 
 
@@ -76,9 +99,9 @@ class EncoderDecoder(ExplainerScene):
         big = shape is BIG_BLOCK
         blocks = VGroup(*(block(self.say(name), role, shape) for name, role in names))
         blocks.arrange(UP, buff=0.35 if big else 0.3)
-        header = VGroup(self.word(title, TITLE if big else HEADING),
-                        self.word("stacked", LABEL if big else SMALL, "muted")).arrange(RIGHT, buff=0.3,
-                                                                                         aligned_edge=DOWN)
+        header = VGroup(
+            self.word(title, TITLE if big else HEADING), self.word("stacked", LABEL if big else SMALL, "muted")
+        ).arrange(RIGHT, buff=0.3, aligned_edge=DOWN)
         inside = VGroup(blocks, header).arrange(UP, buff=0.3)
         frame = SurroundingRectangle(inside, buff=0.25, corner_radius=0.15, color=role_colour("muted"))
         return VGroup(frame, blocks, header).move_to([x, 0, 0])
@@ -88,8 +111,10 @@ class EncoderDecoder(ExplainerScene):
         encoder = self.stack([("self_attention", "key"), ("feed_forward", "input")], 0, "encoder", shape)
         source = self.word("source", HEADING if shape is BIG_BLOCK else LABEL, "muted")
         source.next_to(encoder[0], DOWN, buff=0.55)
-        return VGroup(encoder, VGroup(source, Arrow(source.get_top(), encoder[0].get_bottom(), buff=0.05,
-                                                    color=role_colour("muted"))))
+        return VGroup(
+            encoder,
+            VGroup(source, Arrow(source.get_top(), encoder[0].get_bottom(), buff=0.05, color=role_colour("muted"))),
+        )
 
     def build_encoder(self):
         """The encoder alone, as wide as the frame and as high as the picture, its blocks one by one."""
@@ -108,54 +133,97 @@ class EncoderDecoder(ExplainerScene):
     def build_decoder(self):
         """The encoder moves aside while the decoder's frame comes in beside it; its blocks grow, the
         encoder's output feeds the middle one."""
-        self.decoder = self.stack([("masked_self_attention", "query"), ("cross_attention", "highlight"),
-                                   ("feed_forward", "input")], COLUMNS["decoder"], "decoder")
+        self.decoder = self.stack(
+            [("masked_self_attention", "query"), ("cross_attention", "highlight"), ("feed_forward", "input")],
+            COLUMNS["decoder"],
+            "decoder",
+        )
         encoder = self.encoder_aside[0]
         self.decoder.align_to(encoder, DOWN)
         written = self.word("written", LABEL, "muted").next_to(self.decoder[0], DOWN, buff=0.55)
         after = self.word("next_word", LABEL, "output").next_to(self.decoder[0], UP, buff=0.55)
         middle = self.decoder[1][1].get_y()
-        self.feed = Arrow([encoder.get_right()[0], middle, 0], [self.decoder[0].get_left()[0], middle, 0], buff=0.1,
-                          color=role_colour("highlight"), stroke_width=6)
+        self.feed = Arrow(
+            [encoder.get_right()[0], middle, 0],
+            [self.decoder[0].get_left()[0], middle, 0],
+            buff=0.1,
+            color=role_colour("highlight"),
+            stroke_width=6,
+        )
         written_arrow = Arrow(written.get_top(), self.decoder[0].get_bottom(), buff=0.05, color=role_colour("muted"))
         after_arrow = Arrow(self.decoder[0].get_top(), after.get_bottom(), buff=0.08, color=role_colour("output"))
         self.decoder_parts = VGroup(self.decoder, written, written_arrow, after, after_arrow)
         with self.narration("ch11.decoder"):
-            self.play(Transform(VGroup(self.encoder, self.source_arrow), self.encoder_aside),
-                      Create(self.decoder[0]), FadeIn(self.decoder[2]), FadeIn(written), GrowArrow(written_arrow))
+            self.play(
+                Transform(VGroup(self.encoder, self.source_arrow), self.encoder_aside),
+                Create(self.decoder[0]),
+                FadeIn(self.decoder[2]),
+                FadeIn(written),
+                GrowArrow(written_arrow),
+            )
             self.play(LaggedStart(*(GrowFromCenter(part) for part in self.decoder[1]), lag_ratio=0.5), run_time=1.4)
             self.play(GrowArrow(self.feed), emphasise(self.decoder[1][1]))
             self.play(FadeIn(after, shift=0.2 * UP), GrowArrow(after_arrow))
 
-    def pattern(self, name: str, weights, rows: list[str], columns: list[str], causal: bool, cell: float,
-                inside: bool, pitch: float | None = None) -> AttentionPattern:
+    def pattern(
+        self,
+        name: str,
+        weights,
+        rows: list[str],
+        columns: list[str],
+        causal: bool,
+        cell: float,
+        inside: bool,
+        pitch: float | None = None,
+    ) -> AttentionPattern:
         """A weight grid, its written weights recorded as "name i j"."""
         numbers = pattern_numbers(weights, causal, inside, lambda i, j, w: self.shown(f"{name} {i} {j}", w, 2, SMALL))
-        return AttentionPattern(weights, rows, columns, numbers, cell, inside, causal=causal,
-                                keep=sorted(set(row_peaks(weights, causal))), pitch=pitch)
+        return AttentionPattern(
+            weights,
+            rows,
+            columns,
+            numbers,
+            cell,
+            inside,
+            causal=causal,
+            keep=sorted(set(row_peaks(weights, causal))),
+            pitch=pitch,
+        )
 
     def side_by_side(self) -> bool:
         """Whether the encoder's and the decoder's grids both fit, numbers inside, in half the width."""
         source, target = self.pair["source_tokens"], self.pair["target_tokens"]
         half, high = WIDTH / 2 - 0.3, TOP - HEADED - LOW
-        return (pattern_cell(len(source), len(source), half, high, source)[2]
-                and pattern_cell(len(target), len(target), half, high, target)[2])
+        return (
+            pattern_cell(len(source), len(source), half, high, source)[2]
+            and pattern_cell(len(target), len(target), half, high, target)[2]
+        )
 
-    def alone(self, name: str, weights, rows: list[str], columns: list[str], causal: bool, heading: VGroup,
-              bottom: float = LOW):
+    def alone(
+        self,
+        name: str,
+        weights,
+        rows: list[str],
+        columns: list[str],
+        causal: bool,
+        heading: VGroup,
+        bottom: float = LOW,
+    ):
         """A grid alone at the left, filling the height down to ``bottom``, room for its heading at the
         right; when its numbers fit inside, its cells widen to fill the width beside the heading."""
         room = max(HEADING_ROOM, heading.width + HEADING_GAP)
         cell, pitch, inside = pattern_cell(len(rows), len(columns), WIDTH - room, TOP - bottom, rows)
         if inside:
-            cell = max(cell, pattern_cell(len(rows), len(columns), WIDTH - room, float("inf"), rows,
-                                          largest=WIDE_CELL)[0])
+            cell = max(
+                cell, pattern_cell(len(rows), len(columns), WIDTH - room, float("inf"), rows, largest=WIDE_CELL)[0]
+            )
         grid = self.pattern(name, weights, rows, columns, causal, cell, inside, pitch)
         grid.next_to([LEFT_MARGIN, 0, 0], RIGHT, buff=0)
         return grid.shift((TOP - grid.get_top()[1]) * UP)
 
-    def heading(self, name: tuple[str, float, str], kind: tuple[str, float, str],
-                note: tuple[str, float, str]) -> VGroup:
+    def heading(
+        self, name: tuple[str, float, str], kind: tuple[str, float, str], note: tuple[str, float, str]
+    ) -> VGroup:
         """A grid's name and kind (on one line over a grid, one under the other beside it) and a note under them."""
         words = VGroup(*(self.word(key, size, role) for key, size, role in (name, kind)))
         if self.two_grids:
@@ -175,8 +243,9 @@ class EncoderDecoder(ExplainerScene):
         source = self.pair["source_tokens"]
         self.two_grids = self.side_by_side()
         weights = self.pair["encoder_weights"]
-        self.encoder_heading = self.heading(("encoder", HEADING, "text"), ("self_attention", HEADING, "key"),
-                                            ("ch11.no_mask", LABEL, "muted"))
+        self.encoder_heading = self.heading(
+            ("encoder", HEADING, "text"), ("self_attention", HEADING, "key"), ("ch11.no_mask", LABEL, "muted")
+        )
         if self.two_grids:  # in the encoder's half, where it stays when the decoder's grid comes
             half = WIDTH / 2 - 0.3
             cell, _, _ = pattern_cell(len(source), len(source), half, TOP - HEADED - LOW, source, largest=1.3)
@@ -192,19 +261,29 @@ class EncoderDecoder(ExplainerScene):
         with self.narration(line[self.pair["source_from"]], source=written_sentence(source, "zh")):
             if self.two_grids:
                 attention, rest = self.encoder[1][0], [self.encoder[0], self.encoder[1][1], self.encoder[2]]
-                self.play(FadeTransform(attention, self.encoder_grid), *(FadeOut(m) for m in rest),
-                          FadeOut(self.source_arrow), FadeOut(self.feed), FadeIn(self.encoder_heading), run_time=1.4)
+                self.play(
+                    FadeTransform(attention, self.encoder_grid),
+                    *(FadeOut(m) for m in rest),
+                    FadeOut(self.source_arrow),
+                    FadeOut(self.feed),
+                    FadeIn(self.encoder_heading),
+                    run_time=1.4,
+                )
             else:
-                self.play(*(FadeOut(m) for m in self.mobjects if m is not self.title),
-                          FadeIn(self.encoder_heading), FadeIn(self.encoder_grid))
+                self.play(
+                    *(FadeOut(m) for m in self.mobjects if m is not self.title),
+                    FadeIn(self.encoder_heading),
+                    FadeIn(self.encoder_grid),
+                )
 
     def place_heading(self, heading: VGroup, grid: AttentionPattern) -> None:
         """Over the grid, on one line with the other grid's heading, when the two stand side by side;
         otherwise right of the grid, at the same height for both."""
         if self.two_grids:
             heading.move_to([grid.cells.get_x(), TOP - heading.height / 2, 0])
-            heading.shift((max(LEFT_MARGIN - heading.get_left()[0], 0) + min(RIGHT_MARGIN - heading.get_right()[0], 0))
-                          * RIGHT)  # kept inside the margins
+            heading.shift(
+                (max(LEFT_MARGIN - heading.get_left()[0], 0) + min(RIGHT_MARGIN - heading.get_right()[0], 0)) * RIGHT
+            )  # kept inside the margins
         else:
             heading.next_to(grid, RIGHT, buff=HEADING_GAP).set_y(TOP - HEADED - heading.height / 2)
 
@@ -218,8 +297,9 @@ class EncoderDecoder(ExplainerScene):
             self.decoder_grid = self.pattern("decoder", weights, target, columns, True, cell, True)
             self.decoder_grid.move_to([RIGHT_MARGIN - half / 2, 0, 0])
             self.decoder_grid.shift((TOP - HEADED - self.decoder_grid.get_top()[1]) * UP)  # under the headings' line
-        self.decoder_heading = self.heading(("decoder", HEADING, "text"), ("masked_self_attention", HEADING, "query"),
-                                            ("ch11.masked", LABEL, "muted"))
+        self.decoder_heading = self.heading(
+            ("decoder", HEADING, "text"), ("masked_self_attention", HEADING, "query"), ("ch11.masked", LABEL, "muted")
+        )
         if not self.two_grids:
             self.decoder_grid = self.alone("decoder", weights, target, columns, True, self.decoder_heading)
         self.place_heading(self.decoder_heading, self.decoder_grid)
@@ -228,8 +308,7 @@ class EncoderDecoder(ExplainerScene):
             self.centre(VGroup(self.decoder_grid, self.decoder_heading))
         with self.narration("ch11.decode"):
             leaving = self.decoder_parts if self.two_grids else VGroup(self.encoder_grid, self.encoder_heading)
-            self.play(FadeOut(leaving), FadeIn(self.decoder_heading), FadeIn(grid.column_labels),
-                      FadeIn(grid.elided))
+            self.play(FadeOut(leaving), FadeIn(self.decoder_heading), FadeIn(grid.column_labels), FadeIn(grid.elided))
             for i in range(len(target)):
                 self.play(FadeIn(grid.row(i), shift=0.2 * RIGHT), run_time=0.6)
 
@@ -238,11 +317,14 @@ class EncoderDecoder(ExplainerScene):
         picture), while the two grids leave."""
         source, target = self.pair["source_tokens"], self.pair["target_tokens"]
         self.two_grids = False
-        self.cross_heading = self.heading(("cross_attention", TITLE, "highlight"),
-                                          ("ch11.rows_english", HEADING, "muted"),
-                                          ("ch11.columns_chinese", HEADING, "muted"))
-        self.cross = self.alone("cross", self.pair["cross_weights"], target, source, False, self.cross_heading,
-                                bottom=BOTTOM)
+        self.cross_heading = self.heading(
+            ("cross_attention", TITLE, "highlight"),
+            ("ch11.rows_english", HEADING, "muted"),
+            ("ch11.columns_chinese", HEADING, "muted"),
+        )
+        self.cross = self.alone(
+            "cross", self.pair["cross_weights"], target, source, False, self.cross_heading, bottom=BOTTOM
+        )
         self.place_heading(self.cross_heading, self.cross)  # at the left: the translation comes beside it
         peaks = self.cross.peak_frames(row_peaks(self.pair["cross_weights"]))
         leaving = [m for m in self.mobjects if m is not self.title]
@@ -280,8 +362,9 @@ class EncoderDecoder(ExplainerScene):
             if measured.width <= width:
                 break
         else:
-            measured = VGroup(label(f"{share:.0%}", SHARE[0], "output"), said).arrange(DOWN, buff=0.2,
-                                                                                    aligned_edge=LEFT)
+            measured = VGroup(label(f"{share:.0%}", SHARE[0], "output"), said).arrange(
+                DOWN, buff=0.2, aligned_edge=LEFT
+            )
         reach = 0.75 if aligned_edge is ORIGIN else 0.5
         arrow = Arrow(reach * UP, reach * DOWN, color=role_colour("muted"), stroke_width=8)
         translator = self.word("ch11.translator", LABEL, "muted")
@@ -293,8 +376,11 @@ class EncoderDecoder(ExplainerScene):
             if aligned_edge is LEFT:
                 arrow.shift(0.3 * RIGHT)
             translator.next_to(arrow, RIGHT, buff=0.2)
-            if (picture.height <= height and source.width <= width
-                    and max(picture.width, translator.get_right()[0] - picture.get_left()[0]) <= width):
+            if (
+                picture.height <= height
+                and source.width <= width
+                and max(picture.width, translator.get_right()[0] - picture.get_left()[0]) <= width
+            ):
                 return picture.add(translator)
         return None
 
@@ -322,7 +408,12 @@ class EncoderDecoder(ExplainerScene):
         words = [word for line in english for word in line]
         text = f"{share:.0%}"
         with self.narration("ch11.exact_missed" if self.missed else "ch11.exact", share=text):
-            self.play(*(TransformFromCopy(self.cross.row_labels[i], word) for i, word in enumerate(words)),
-                      *moves, FadeIn(source, shift=0.2 * DOWN), GrowArrow(arrow), FadeIn(translator), run_time=1.5)
+            self.play(
+                *(TransformFromCopy(self.cross.row_labels[i], word) for i, word in enumerate(words)),
+                *moves,
+                FadeIn(source, shift=0.2 * DOWN),
+                GrowArrow(arrow),
+                FadeIn(translator),
+                run_time=1.5,
+            )
             self.play(FadeIn(measured, scale=1.3))
-

@@ -33,4 +33,3 @@ CHAPTERS = (
     Chapter(11, "11-encoder-decoder", "ch11_encoder_decoder", "EncoderDecoder", "ch11.title"),
 )
 BY_NUMBER = {chapter.number: chapter for chapter in CHAPTERS}
-

@@ -21,18 +21,22 @@ class TexMissing(RuntimeError):
 @functools.lru_cache(maxsize=1)
 def template() -> TexTemplate:
     """Manim's body in an article, each formula cut to its ink by the preview package."""
-    return TexTemplate(documentclass=r"\documentclass{article}",
-                       preamble=r"\usepackage{amsmath}\usepackage{amssymb}"
-                                r"\usepackage[active,tightpage]{preview}\PreviewEnvironment{align*}"
-                                r"\setlength\PreviewBorder{0pt}")
+    return TexTemplate(
+        documentclass=r"\documentclass{article}",
+        preamble=r"\usepackage{amsmath}\usepackage{amssymb}"
+        r"\usepackage[active,tightpage]{preview}\PreviewEnvironment{align*}"
+        r"\setlength\PreviewBorder{0pt}",
+    )
 
 
 def check_tex() -> None:
     """Raise TexMissing, naming the packages, unless latex and dvisvgm are installed."""
     missing = [tool for tool in ("latex", "dvisvgm") if shutil.which(tool) is None]
     if missing:
-        raise TexMissing(f"formulas need {' and '.join(missing)}: install them with "
-                         f"'apt-get install {TEX_PACKAGES}' (or ./render.sh, which does)")
+        raise TexMissing(
+            f"formulas need {' and '.join(missing)}: install them with "
+            f"'apt-get install {TEX_PACKAGES}' (or ./render.sh, which does)"
+        )
 
 
 def formula(*tex: str, size: float = HEADING, role: str = "text") -> MathTex:

@@ -34,8 +34,10 @@ DIGITS = "零一二三四五六七八九"
 SMALL_UNITS = ("", "十", "百", "千")
 LARGE_UNITS = ("", "万", "亿", "万亿")
 
-NUMBER = re.compile(r"(?P<sign>-)?(?P<whole>\d{1,3}(?:,\d{3})+|\d+)(?:\.(?P<fraction>\d+))?"
-                    r"(?:e(?P<exponent>[-+]?\d+))?(?P<percent>%)?")
+NUMBER = re.compile(
+    r"(?P<sign>-)?(?P<whole>\d{1,3}(?:,\d{3})+|\d+)(?:\.(?P<fraction>\d+))?"
+    r"(?:e(?P<exponent>[-+]?\d+))?(?P<percent>%)?"
+)
 LATIN = re.compile(r"[A-Za-z][A-Za-z'\-]*")
 
 
@@ -63,7 +65,7 @@ def chinese_integer(value: int) -> str:
 def four_digits(group: int) -> str:
     words, zero = "", False
     for position in range(3, -1, -1):
-        digit = group // 10 ** position % 10
+        digit = group // 10**position % 10
         if digit == 0:
             zero = bool(words)
             continue

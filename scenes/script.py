@@ -40,9 +40,19 @@ def chapter_lines(chapter: Chapter) -> list[Line]:
     from manim import tempconfig
 
     scene_class = getattr(importlib.import_module(f"scenes.{chapter.module}"), chapter.scene)
-    with tempfile.TemporaryDirectory(prefix="attention-script-") as media, \
-            tempconfig({"dry_run": True, "disable_caching": True, "quality": "low_quality", "media_dir": media,
-                        "verbosity": "ERROR", "progress_bar": "none"}):
+    with (
+        tempfile.TemporaryDirectory(prefix="attention-script-") as media,
+        tempconfig(
+            {
+                "dry_run": True,
+                "disable_caching": True,
+                "quality": "low_quality",
+                "media_dir": media,
+                "verbosity": "ERROR",
+                "progress_bar": "none",
+            }
+        ),
+    ):
         scene = scene_class(skip_animations=True)
         scene.render()
     return [Line(line_name(chapter.number, step), text) for step, text in enumerate(scene.spoken, start=1)]
@@ -58,8 +68,9 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.pop("ATTENTION_VOICE", None)  # the lines, not their timing
     os.environ.pop("ATTENTION_PROGRESS", None)
     lines = [line for number in args.chapters.split(",") for line in chapter_lines(BY_NUMBER[int(number)])]
-    Path(args.out).write_text(json.dumps([line.__dict__ for line in lines], ensure_ascii=False, indent=1) + "\n",
-                              encoding="utf-8")
+    Path(args.out).write_text(
+        json.dumps([line.__dict__ for line in lines], ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
+    )
     return 0
 
 

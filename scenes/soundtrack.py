@@ -20,8 +20,11 @@ from scenes.voice import SAMPLE_RATE, prepared, read_wav, write_wav
 
 RECORDING_SUFFIXES = (".wav", ".flac", ".mp3", ".m4a")
 SILENT_DB = -50.0  # a recording whose peak stays below this is taken for silence
-AUDIO_CODECS = {"mp4": ["-c:a", "aac", "-b:a", "160k"], "mov": ["-c:a", "aac", "-b:a", "160k"],
-                "webm": ["-c:a", "libopus", "-b:a", "128k"]}
+AUDIO_CODECS = {
+    "mp4": ["-c:a", "aac", "-b:a", "160k"],
+    "mov": ["-c:a", "aac", "-b:a", "160k"],
+    "webm": ["-c:a", "libopus", "-b:a", "128k"],
+}
 
 
 # Recordings -------------------------------------------------------------------------------------
@@ -29,21 +32,29 @@ AUDIO_CODECS = {"mp4": ["-c:a", "aac", "-b:a", "160k"], "mov": ["-c:a", "aac", "
 
 def recording_for(folder: Path, line: Line) -> Path:
     """The teacher's recording of ``line``: <name>.wav, .flac, .mp3 or .m4a in ``folder``."""
-    found = [folder / f"{line.name}{suffix}" for suffix in RECORDING_SUFFIXES if (folder / f"{line.name}{suffix}").is_file()]
+    found = [
+        folder / f"{line.name}{suffix}" for suffix in RECORDING_SUFFIXES if (folder / f"{line.name}{suffix}").is_file()
+    ]
     if not found:
-        raise UsageError(f"no recording of line {line.name} ({line.text}): record it as {folder / line.name}.wav "
-                         "(or .flac, .mp3, .m4a); ./render.sh script writes every line")
+        raise UsageError(
+            f"no recording of line {line.name} ({line.text}): record it as {folder / line.name}.wav "
+            "(or .flac, .mp3, .m4a); ./render.sh script writes every line"
+        )
     return found[0]
 
 
 def decoded(path: Path) -> np.ndarray:
     """Any recording as 48 kHz mono float samples (ffmpeg decodes); UsageError when it cannot be read."""
-    result = subprocess.run(["ffmpeg", "-v", "error", "-i", str(path), "-ac", "1", "-ar", str(SAMPLE_RATE),
-                             "-f", "f32le", "-"], capture_output=True)
+    result = subprocess.run(
+        ["ffmpeg", "-v", "error", "-i", str(path), "-ac", "1", "-ar", str(SAMPLE_RATE), "-f", "f32le", "-"],
+        capture_output=True,
+    )
     if result.returncode != 0:
         reason = result.stderr.decode(errors="replace").strip().splitlines()
-        raise UsageError(f"cannot read the recording {path} ({reason[-1] if reason else 'not audio'}): save it as wav, "
-                         "flac, mp3 or m4a")
+        raise UsageError(
+            f"cannot read the recording {path} ({reason[-1] if reason else 'not audio'}): save it as wav, "
+            "flac, mp3 or m4a"
+        )
     return np.frombuffer(result.stdout, dtype="<f4")
 
 
@@ -55,11 +66,14 @@ def prepare_recordings(folder: Path, lines: list[Line], target: Path) -> None:
         path = recording_for(folder, line)
         samples = decoded(path)
         if len(samples) < SAMPLE_RATE // 2:
-            raise UsageError(f"the recording {path} of line {line.name} is empty or shorter than half a second: "
-                             "record the line again")
+            raise UsageError(
+                f"the recording {path} of line {line.name} is empty or shorter than half a second: "
+                "record the line again"
+            )
         if 20 * np.log10(np.abs(samples).max(initial=1e-9)) < SILENT_DB:
-            raise UsageError(f"the recording {path} of line {line.name} is silent: check the microphone and record "
-                             "it again")
+            raise UsageError(
+                f"the recording {path} of line {line.name} is silent: check the microphone and record it again"
+            )
         write_wav(target / f"{line.name}.wav", prepared(samples, SAMPLE_RATE))
 
 
@@ -80,38 +94,81 @@ def chapter_track(spoken: list[dict], duration: float, target: Path) -> None:
         samples, _ = read_wav(Path(line["audio"]))
         start = round(line["start"] * SAMPLE_RATE)
         end = min(len(track), start + len(samples))
-        track[start:end] += samples[:end - start]
+        track[start:end] += samples[: end - start]
     write_wav(target, track)
 
 
 def with_sound(clip: Path, track: Path, target: Path, start: float = 0.0, duration: float | None = None) -> None:
     """``clip``'s picture (copied, not re-encoded) with ``track`` (from ``start``) as its sound."""
     window = ["-ss", f"{start:.6f}"] + (["-t", f"{duration:.6f}"] if duration is not None else [])
-    subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", str(clip), *window, "-i", str(track), "-map", "0:v",
-                    "-map", "1:a", "-c:v", "copy", *AUDIO_CODECS[clip.suffix.lstrip(".")], "-shortest",
-                    str(target)], check=True)
+    subprocess.run(
+        [
+            "ffmpeg",
+            "-v",
+            "error",
+            "-y",
+            "-i",
+            str(clip),
+            *window,
+            "-i",
+            str(track),
+            "-map",
+            "0:v",
+            "-map",
+            "1:a",
+            "-c:v",
+            "copy",
+            *AUDIO_CODECS[clip.suffix.lstrip(".")],
+            "-shortest",
+            str(target),
+        ],
+        check=True,
+    )
 
 
 def slides_with_sound(deck_files: Path, scene: str, track: Path) -> None:
     """A chapter's slides (manim-slides' <scene>.json in ``deck_files`` and the videos it names, one
     after another in time) each given its stretch of the chapter's sound, in place."""
-    from scenes.outputs import probe
-
     config = json.loads((deck_files / f"{scene}.json").read_text(encoding="utf-8"))
     start = 0.0
     for slide in config["slides"]:
         video = Path(slide["file"])
         video = video if video.is_absolute() else deck_files / video
-        duration = probe(video)["duration"]
+        duration = seconds_of_clip(video)
         voiced = video.with_name(f"voiced-{video.name}")
         with_sound(video, track, voiced, start, duration)
         voiced.replace(video)
         start += duration
 
 
+def seconds_of_clip(clip: Path) -> float:
+    result = subprocess.run(
+        ["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", str(clip)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return float(result.stdout)
+
+
 def has_sound(clip: Path) -> bool:
-    result = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "a", "-show_entries", "stream=index",
-                             "-of", "csv=p=0", str(clip)], capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [
+            "ffprobe",
+            "-v",
+            "error",
+            "-select_streams",
+            "a",
+            "-show_entries",
+            "stream=index",
+            "-of",
+            "csv=p=0",
+            str(clip),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return bool(result.stdout.strip())
 
 
@@ -119,8 +176,8 @@ def sound_of(clip: Path, duration: float) -> np.ndarray:
     """A clip's sound as 48 kHz mono samples, exactly ``duration`` long (silence if it has none)."""
     samples = np.zeros(round(duration * SAMPLE_RATE), dtype=np.float32)
     if has_sound(clip):
-        decoded_sound = decoded(clip)[:len(samples)]
-        samples[:len(decoded_sound)] = decoded_sound
+        decoded_sound = decoded(clip)[: len(samples)]
+        samples[: len(decoded_sound)] = decoded_sound
     return samples
 
 

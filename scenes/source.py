@@ -24,12 +24,12 @@ PROJECT = Path(__file__).resolve().parent.parent
 # The trace builder's advice names ./render.sh's flags; a plain Manim run is steered by variables.
 PLAIN_MANIM_ADVICE = {
     "use --lang ": "set ATTENTION_LANG=",
-    "pass --corpus FILE with sentences that use it":
-        "set ATTENTION_TRACE to a trace of a corpus that uses it (./render.sh trace --corpus FILE --sentence S)",
+    "pass --corpus FILE with sentences that use it": "set ATTENTION_TRACE to a trace of a corpus that uses it "
+    "(./render.sh trace --corpus FILE --sentence S)",
 }
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load(path: str) -> dict:
     return load_trace(Path(path))
 
@@ -53,7 +53,9 @@ def current_trace() -> dict:
     build = [sys.executable, "-m", "model.cli", "trace", "--sentence", sentence, "--lang", lang, "--out", str(path)]
     result = subprocess.run(build, cwd=PROJECT, capture_output=True, text=True)
     if result.returncode != 0:
-        raise SystemExit(in_plain_manim_terms(result.stderr.strip()) or f"building the trace failed ({result.returncode})")
+        raise SystemExit(
+            in_plain_manim_terms(result.stderr.strip()) or f"building the trace failed ({result.returncode})"
+        )
     load.cache_clear()
     return load(str(path))
 
@@ -61,8 +63,9 @@ def current_trace() -> dict:
 def requested_sentence() -> tuple[str, str]:
     """The sentence and language named by ``ATTENTION_SENTENCE`` and ``ATTENTION_LANG``."""
     try:
-        return sentence_and_language(os.environ.get("ATTENTION_SENTENCE"), os.environ.get("ATTENTION_LANG") or None,
-                                     corpus=None)
+        return sentence_and_language(
+            os.environ.get("ATTENTION_SENTENCE"), os.environ.get("ATTENTION_LANG") or None, corpus=None
+        )
     except UsageError as error:
         raise SystemExit(f"error: ATTENTION_LANG: {error}") from None
 

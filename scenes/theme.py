@@ -37,17 +37,37 @@ class Theme:
 # a number is told by the diverging value scale (green above zero, rose below), whose hues no role
 # uses: docs/visual-language.md shows both side by side.
 DARK = Theme(
-    background="#0f1117", text="#ECEFF4", muted="#9AA3B5",
-    input="#C3CAD8", query="#F2A65A", key="#5FA8F0", value="#B794F4", output="#8FD46A",
-    highlight="#FFD166", emphasis="#FFE9A8", negative="#F0607F", neutral="#2A2F3A", positive="#3DCC91",
+    background="#0f1117",
+    text="#ECEFF4",
+    muted="#9AA3B5",
+    input="#C3CAD8",
+    query="#F2A65A",
+    key="#5FA8F0",
+    value="#B794F4",
+    output="#8FD46A",
+    highlight="#FFD166",
+    emphasis="#FFE9A8",
+    negative="#F0607F",
+    neutral="#2A2F3A",
+    positive="#3DCC91",
     font="Noto Sans CJK SC",
 )
 
 # For slides and print: dark text on a light background, hues deep enough to read on white.
 LIGHT = Theme(
-    background="#FBFAF7", text="#1F2430", muted="#5F6675",
-    input="#4B5563", query="#C8610A", key="#1C6FB8", value="#7C3AED", output="#3F8A1F",
-    highlight="#9A7400", emphasis="#B7791F", negative="#D6336C", neutral="#E6E4DE", positive="#0E9F6E",
+    background="#FBFAF7",
+    text="#1F2430",
+    muted="#5F6675",
+    input="#4B5563",
+    query="#C8610A",
+    key="#1C6FB8",
+    value="#7C3AED",
+    output="#3F8A1F",
+    highlight="#9A7400",
+    emphasis="#B7791F",
+    negative="#D6336C",
+    neutral="#E6E4DE",
+    positive="#0E9F6E",
     font="Noto Sans CJK SC",
 )
 
@@ -107,13 +127,14 @@ class FontError(RuntimeError):
 FONT_PACKAGE = "fonts-noto-cjk"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def fonts_covering(characters: frozenset[str]) -> frozenset[str]:
     """Font families that have a glyph for every character, as fontconfig reports them."""
     charset = " ".join(f"{ord(ch):x}" for ch in sorted(characters))
     try:
-        listing = subprocess.run(["fc-list", f":charset={charset}", "family"], capture_output=True,
-                                 text=True, check=True).stdout
+        listing = subprocess.run(
+            ["fc-list", f":charset={charset}", "family"], capture_output=True, text=True, check=True
+        ).stdout
     except (OSError, subprocess.CalledProcessError) as error:
         raise FontError(f"cannot list fonts with fc-list ({error}): install fontconfig") from None
     return frozenset(name.strip() for line in listing.splitlines() for name in line.split(","))
@@ -132,6 +153,8 @@ def font_for(text: str) -> str:
     """The theme's font, after checking it has every glyph of ``text`` (Pango would draw boxes)."""
     missing = missing_glyphs(text)
     if missing:
-        raise FontError(f"font {theme().font!r} cannot draw {missing!r}: install it with "
-                        f"'apt-get install {FONT_PACKAGE}' (or ./render.sh, which does)")
+        raise FontError(
+            f"font {theme().font!r} cannot draw {missing!r}: install it with "
+            f"'apt-get install {FONT_PACKAGE}' (or ./render.sh, which does)"
+        )
     return theme().font

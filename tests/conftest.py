@@ -8,17 +8,25 @@ from pathlib import Path
 
 import pytest
 
-PROJECT = Path(__file__).resolve().parents[1]
-
 from model.corpus import STORIES
+
+PROJECT = Path(__file__).resolve().parents[1]
 
 
 def pytest_addoption(parser):
     # Manim's frames_comparison reads these two options; they come from Manim's own test suite.
-    parser.addoption("--set_test", action="store_true", default=False,
-                     help="write the control frames of the graphical tests instead of comparing")
-    parser.addoption("--show_diff", action="store_true", default=False,
-                     help="show a picture of the difference when a graphical test fails")
+    parser.addoption(
+        "--set_test",
+        action="store_true",
+        default=False,
+        help="write the control frames of the graphical tests instead of comparing",
+    )
+    parser.addoption(
+        "--show_diff",
+        action="store_true",
+        default=False,
+        help="show a picture of the difference when a graphical test fails",
+    )
 
 
 def pytest_configure(config):
@@ -78,11 +86,16 @@ def scene_trace(trace_file, monkeypatch):
 
 def command_env(folder: Path) -> dict:
     """A bare environment for running the project's commands as a user would, caches in ``folder``."""
-    return {"PYTHONPATH": str(PROJECT), "PATH": "/usr/bin:/bin", "HOME": str(folder),
-            "ATTENTION_EXPLAINER_CACHE": str(folder / "cache")}
+    return {
+        "PYTHONPATH": str(PROJECT),
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(folder),
+        "ATTENTION_EXPLAINER_CACHE": str(folder / "cache"),
+    }
 
 
 def run_module(module: str, *args, cwd: Path) -> subprocess.CompletedProcess:
     """``python -m module args`` in ``cwd``; its exit code, stdout and stderr."""
-    return subprocess.run([sys.executable, "-m", module, *args], cwd=cwd, capture_output=True, text=True,
-                          env=command_env(cwd))
+    return subprocess.run(
+        [sys.executable, "-m", module, *args], cwd=cwd, capture_output=True, text=True, env=command_env(cwd)
+    )

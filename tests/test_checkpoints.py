@@ -84,10 +84,10 @@ def small_corpus(tmp_path, zh_models):
 def fast(monkeypatch):
     monkeypatch.setattr(train, "ATTENTION_SCHEDULE", train.Schedule(steps=30, lr=1e-2, attention_delay=5))
     monkeypatch.setattr(train, "RNN_SCHEDULE", train.Schedule(steps=30, lr=3e-3))
-    monkeypatch.setattr(train, "run_parallel",
-                        lambda tasks: {name: fn(*args) for name, (fn, *args) in tasks.items()})
+    monkeypatch.setattr(train, "run_parallel", lambda tasks: {name: fn(*args) for name, (fn, *args) in tasks.items()})
 
 
+@pytest.mark.slow
 def test_a_user_corpus_is_trained_once_then_loaded_from_the_cache(monkeypatch, small_corpus, tmp_path):
     fast(monkeypatch)
     first = models.load_models(small_corpus)
@@ -98,6 +98,7 @@ def test_a_user_corpus_is_trained_once_then_loaded_from_the_cache(monkeypatch, s
     assert again.digest == first.digest
 
 
+@pytest.mark.slow
 def test_an_unknown_word_sends_the_user_to_their_own_corpus_file(monkeypatch, small_corpus, zh_models):
     """Not to --corpus FILE, which they passed, nor to --lang en, which would not change the corpus."""
     fast(monkeypatch)
@@ -109,6 +110,7 @@ def test_an_unknown_word_sends_the_user_to_their_own_corpus_file(monkeypatch, sm
         zh_models.vocab.split("the lion", 24)
 
 
+@pytest.mark.slow
 def test_a_damaged_cached_checkpoint_is_reported_and_retrained(monkeypatch, small_corpus, capsys):
     fast(monkeypatch)
     models.load_models(small_corpus)
@@ -119,8 +121,10 @@ def test_a_damaged_cached_checkpoint_is_reported_and_retrained(monkeypatch, smal
     assert load_checkpoint(path, small_corpus.digest)
 
 
-def test_a_cached_checkpoint_of_another_reading_of_the_corpus_is_reported_and_retrained(monkeypatch, small_corpus,
-                                                                                         capsys):
+@pytest.mark.slow
+def test_a_cached_checkpoint_of_another_reading_of_the_corpus_is_reported_and_retrained(
+    monkeypatch, small_corpus, capsys
+):
     """Models trained when the corpus's words were read otherwise (its closing marks kept: 老鼠。) are
     not used with today's reading."""
     fast(monkeypatch)
@@ -136,8 +140,14 @@ def test_a_cached_checkpoint_of_another_reading_of_the_corpus_is_reported_and_re
 def test_the_heads_of_another_corpus_are_measured_on_its_first_word_not_a_subject(monkeypatch, tmp_path):
     fast(monkeypatch)
     path = tmp_path / "teachers.txt"
-    path.write_text("".join(f"the {who} often {does} {what}\n" for who in ("teacher", "farmer", "baker")
-                            for does in ("reads", "sells", "finds") for what in ("books", "eggs", "maps")),
-                    encoding="utf-8")
+    path.write_text(
+        "".join(
+            f"the {who} often {does} {what}\n"
+            for who in ("teacher", "farmer", "baker")
+            for does in ("reads", "sells", "finds")
+            for what in ("books", "eggs", "maps")
+        ),
+        encoding="utf-8",
+    )
     heads = models.load_models(load_corpus(path, "en")).head_behaviour
     assert heads and all(set(head["shares"]) == {"first", "previous", "itself"} for head in heads)

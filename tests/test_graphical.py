@@ -21,6 +21,8 @@ from scenes.ch09_sqrt_dk import SqrtDk
 from scenes.ch10_multi_head import MultiHead
 from scenes.ch11_encoder_decoder import EncoderDecoder
 
+pytestmark = pytest.mark.slow  # renders: the full suite runs them, ./render.sh test --fast does not
+
 __module_test__ = "chapters"
 
 # What differs from machine to machine is pinned to the figures of the machine the control frames were
@@ -37,8 +39,11 @@ def control_trace_file(default_trace, tmp_path_factory):
     """The default trace with the control machine's figures."""
     from model.trace_schema import content_hash, save_trace
 
-    trace = {**default_trace, "hardware": CONTROL_MACHINE,
-             "kv_cache": {**default_trace["kv_cache"], "max_abs_diff": CONTROL_KV_DIFFERENCE}}
+    trace = {
+        **default_trace,
+        "hardware": CONTROL_MACHINE,
+        "kv_cache": {**default_trace["kv_cache"], "max_abs_diff": CONTROL_KV_DIFFERENCE},
+    }
     path = tmp_path_factory.mktemp("control") / "trace.json"
     save_trace({**trace, "hash": content_hash(trace)}, path)
     return path

@@ -28,7 +28,7 @@ BAD_SENTENCES = [
     ("。", "empty"),
     ("。。。", "empty"),
     ("！？", "empty"),
-    ("，，", "punctuation mark \"，，\" is not in the story corpus"),
+    ("，，", 'punctuation mark "，，" is not in the story corpus'),
     ("大象喜欢抓老鼠", "unknown word"),
     ("猫喜欢抓恐龙", "unknown word"),
     ("猫 likes 抓老鼠", "unknown word"),
@@ -44,7 +44,7 @@ BAD_SENTENCES = [
     ("القط يحب الفئران", "unknown word"),  # right-to-left text
     ("猫\x00喜欢抓老鼠", r"\x00"),  # NUL (only possible in-process or from a file)
     ("猫" * 10_000, "at most 24"),  # a 10,000-character line of one known word
-    ("x" * 10_000, "unknown word \"xxxx"),  # a 10,000-character unknown word (shortened in the message)
+    ("x" * 10_000, 'unknown word "xxxx'),  # a 10,000-character unknown word (shortened in the message)
     (ZH * 7, "at most 24"),  # 28 words: longer than the model's context
     ("猫", "one word"),
     ("猫。", "one word"),
@@ -67,9 +67,11 @@ def one_line_error(code: int, err: str, fragment: str) -> None:
     assert "Traceback" not in err
 
 
-@pytest.mark.parametrize("lang, sentence, fragment", [("zh", s, f) for s, f in BAD_SENTENCES]
-                         + [("en", s, f) for s, f in BAD_ENGLISH],
-                         ids=[f"zh-{i}" for i in range(len(BAD_SENTENCES))] + [f"en-{i}" for i in range(len(BAD_ENGLISH))])
+@pytest.mark.parametrize(
+    "lang, sentence, fragment",
+    [("zh", s, f) for s, f in BAD_SENTENCES] + [("en", s, f) for s, f in BAD_ENGLISH],
+    ids=[f"zh-{i}" for i in range(len(BAD_SENTENCES))] + [f"en-{i}" for i in range(len(BAD_ENGLISH))],
+)
 def test_a_bad_sentence_gets_one_line_exit_2_and_nothing_written(tmp_path, capsys, lang, sentence, fragment):
     code = cli.main(["trace", "--sentence", sentence, "--lang", lang, "--out", str(tmp_path / "trace.json")])
     err = capsys.readouterr().err
@@ -187,11 +189,14 @@ def test_plain_manim_takes_the_language_of_its_sentence_or_of_attention_lang(mon
     assert requested_sentence() == ("the cat likes to catch mice", "en")
 
 
-@pytest.mark.parametrize("variable, value, fragment", [
-    ("ATTENTION_LANG", "fr", "use zh or en"),
-    ("ATTENTION_TRACE", "missing.json", "cannot read trace"),
-    ("ATTENTION_TRACE", "damaged.json", "edited or damaged"),
-])
+@pytest.mark.parametrize(
+    "variable, value, fragment",
+    [
+        ("ATTENTION_LANG", "fr", "use zh or en"),
+        ("ATTENTION_TRACE", "missing.json", "cannot read trace"),
+        ("ATTENTION_TRACE", "damaged.json", "edited or damaged"),
+    ],
+)
 def test_a_plain_manim_mistake_is_one_error_line(tmp_path, monkeypatch, variable, value, fragment):
     from scenes import source
 
@@ -205,10 +210,13 @@ def test_a_plain_manim_mistake_is_one_error_line(tmp_path, monkeypatch, variable
     assert message.startswith("error:") and fragment in message and "\n" not in message
 
 
-@pytest.mark.parametrize("sentence, lang, advice", [
-    ("the dog likes to catch frisbees", "zh", "set ATTENTION_LANG=en"),
-    ("the dog likes to catch elephants", "en", "set ATTENTION_TRACE to a trace of a corpus"),
-])
+@pytest.mark.parametrize(
+    "sentence, lang, advice",
+    [
+        ("the dog likes to catch frisbees", "zh", "set ATTENTION_LANG=en"),
+        ("the dog likes to catch elephants", "en", "set ATTENTION_TRACE to a trace of a corpus"),
+    ],
+)
 def test_plain_manim_advice_names_its_variables_not_the_flags(monkeypatch, sentence, lang, advice):
     from scenes import source
 
@@ -242,8 +250,10 @@ def test_chapters_are_numbers_and_ranges():
 
 @pytest.mark.parametrize("ending", ["error: the sentence is empty", "Traceback (most recent call last):"])
 def test_the_trace_process_s_progress_is_passed_on_but_not_its_error(capsys, ending):
-    script = ("import sys; print('training on my.txt', file=sys.stderr, flush=True); "
-              f"print({ending!r}, file=sys.stderr); print('  detail', file=sys.stderr); sys.exit(2)")
+    script = (
+        "import sys; print('training on my.txt', file=sys.stderr, flush=True); "
+        f"print({ending!r}, file=sys.stderr); print('  detail', file=sys.stderr); sys.exit(2)"
+    )
     code, lines = render.passed_on([sys.executable, "-c", script])
     assert code == 2 and lines == ["training on my.txt", ending, "  detail"]
     assert capsys.readouterr().err.splitlines() == ["  training on my.txt"]
@@ -255,8 +265,11 @@ def test_an_interrupted_render_stops_the_trace_process_too(monkeypatch, tmp_path
 
     monkeypatch.setattr(render, "say", interrupted)  # Ctrl-C while the trace process trains
     pid = tmp_path / "pid"
-    script = (f"import os, sys, time; open({str(pid)!r}, 'w').write(str(os.getpid())); "
-              "print('training', file=sys.stderr, flush=True); time.sleep(600)")
+    script = (
+        f"import os, sys, time; open({str(pid)!r}, 'w').write(str(os.getpid())); "
+        "print('training', file=sys.stderr, flush=True); time.sleep(600)"
+    )
+
     def left_running(signum, frame):
         raise AssertionError("the trace process was left running after the interrupt")
 
@@ -273,13 +286,16 @@ def test_an_interrupted_render_stops_the_trace_process_too(monkeypatch, tmp_path
 
 def test_an_interrupted_render_lets_the_trace_process_stop_its_training_workers(monkeypatch, tmp_path):
     """It is asked to stop (SIGTERM) before it is killed: killed outright, its workers ran on for minutes."""
+
     def interrupted(message):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(render, "say", interrupted)
     stopped = tmp_path / "stopped"
-    script = (f"import signal, sys, time; signal.signal(signal.SIGTERM, lambda *a: (open({str(stopped)!r}, 'w'), "
-              "sys.exit(130))); print('training', file=sys.stderr, flush=True); time.sleep(600)")
+    script = (
+        f"import signal, sys, time; signal.signal(signal.SIGTERM, lambda *a: (open({str(stopped)!r}, 'w'), "
+        "sys.exit(130))); print('training', file=sys.stderr, flush=True); time.sleep(600)"
+    )
     with pytest.raises(KeyboardInterrupt):
         render.passed_on([sys.executable, "-c", script])
     assert stopped.exists()
@@ -297,14 +313,25 @@ def processes_with(marker: str) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 def test_a_trace_stopped_while_training_stops_its_training_workers(tmp_path):
     """SIGTERM (as from a render that is interrupted, or a job system) stops the workers too."""
     corpus = tmp_path / "mine.txt"
     corpus.write_text("\n".join(["老师 想 喝 咖啡", "学生 想 喝 牛奶"] * 10), encoding="utf-8")
     marker = f"worker-of-{tmp_path.name}"
     env = {**os.environ, "ATTENTION_EXPLAINER_CACHE": str(tmp_path / "cache"), "STOP_TEST_MARKER": marker}
-    command = [sys.executable, "-m", "model.cli", "trace", "--corpus", str(corpus), "--sentence", "老师想喝咖啡",
-               "--out", str(tmp_path / "trace.json")]
+    command = [
+        sys.executable,
+        "-m",
+        "model.cli",
+        "trace",
+        "--corpus",
+        str(corpus),
+        "--sentence",
+        "老师想喝咖啡",
+        "--out",
+        str(tmp_path / "trace.json"),
+    ]
     with subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True) as process:
         for line in process.stderr:
             if "step" in line:  # the workers are training
@@ -364,9 +391,11 @@ def test_any_sentence_splits_into_known_words_or_is_refused_cleanly(data, vocabu
 
 
 # A whole Trace per sentence costs about a second: fewer examples, from the same sentences.
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                 HealthCheck.too_slow])
+@settings(
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(data=st.data())
+@pytest.mark.slow
 def test_any_sentence_is_accepted_into_a_valid_trace_or_refused_cleanly(data, vocabulary):
     from model.tokenizer import SentenceError
     from model.trace import build_trace
@@ -387,8 +416,12 @@ def test_any_sentence_is_accepted_into_a_valid_trace_or_refused_cleanly(data, vo
 def test_a_damaged_manifest_is_ignored_and_everything_rendered_again(tmp_path, capsys):
     out = tmp_path / "out"
     out.mkdir()
-    for damage in ("{not json", json.dumps({"chapters": "all of them"}), json.dumps([1, 2]),
-                   json.dumps({"chapters": [{"slug": "10-multi-head"}]})):
+    for damage in (
+        "{not json",
+        json.dumps({"chapters": "all of them"}),
+        json.dumps([1, 2]),
+        json.dumps({"chapters": [{"slug": "10-multi-head"}]}),
+    ):
         (out / "manifest.json").write_text(damage)
         assert render.previous_chapters(out) == {}
 
@@ -455,18 +488,23 @@ def test_a_render_stops_at_a_missing_piece_before_writing_anything(tmp_path, mon
 def fingerprint(out: Path) -> dict[str, str]:
     import hashlib
 
-    return {str(p.relative_to(out)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(out.rglob("*")) if p.is_file() and not p.name.startswith(".")}
+    return {
+        str(p.relative_to(out)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(out.rglob("*"))
+        if p.is_file() and not p.name.startswith(".")
+    }
 
 
+@pytest.mark.slow
 def test_interrupted_renders_change_no_published_file(tmp_path):
     """benchmarks/interrupt_renders.py, three runs here (twenty in the benchmark)."""
     import subprocess
     import sys
 
     script = Path(__file__).resolve().parents[1] / "benchmarks" / "interrupt_renders.py"
-    result = subprocess.run([sys.executable, str(script), "--runs", "3", "--seed", "7"], capture_output=True,
-                            text=True, timeout=900)
+    result = subprocess.run(
+        [sys.executable, str(script), "--runs", "3", "--seed", "7"], capture_output=True, text=True, timeout=900
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "every check held" in result.stdout
 
@@ -478,13 +516,16 @@ def small_disk(tmp_path):
 
     folder = tmp_path / "small"
     folder.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(folder)],
-                             capture_output=True).returncode == 0
+    mounted = (
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(folder)], capture_output=True).returncode
+        == 0
+    )
     yield folder, mounted
     if mounted:
         subprocess.run(["umount", str(folder)], check=True)
 
 
+@pytest.mark.slow
 def test_a_full_disk_is_reported_and_the_previous_output_kept(small_disk):
     import resource
     import subprocess
@@ -505,8 +546,14 @@ def test_a_full_disk_is_reported_and_the_previous_output_kept(small_disk):
         limit = None
     else:
         limit = lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (50_000, 50_000))  # noqa: E731
-    second = subprocess.run([*command, "--sentence", "狗喜欢抓飞盘"], cwd=project, env=command_env(folder.parent),
-                            capture_output=True, text=True, preexec_fn=limit)
+    second = subprocess.run(
+        [*command, "--sentence", "狗喜欢抓飞盘"],
+        cwd=project,
+        env=command_env(folder.parent),
+        capture_output=True,
+        text=True,
+        preexec_fn=limit,
+    )
     last = second.stderr.strip().splitlines()[-1]
     assert second.returncode == 1 and last.startswith("error:") and "Traceback" not in second.stderr, second.stderr
     assert "no space left" in last or not mounted
@@ -514,6 +561,7 @@ def test_a_full_disk_is_reported_and_the_previous_output_kept(small_disk):
     assert not list(out.glob(".staging-*"))
 
 
+@pytest.mark.slow
 def test_eight_renders_into_one_folder_take_turns_and_leave_a_consistent_output(tmp_path):
     import hashlib
     import subprocess
@@ -524,9 +572,29 @@ def test_eight_renders_into_one_folder_take_turns_and_leave_a_consistent_output(
     out = tmp_path / "out"
     project = Path(__file__).resolve().parents[1]
     sentences = ["猫喜欢抓老鼠", "狗喜欢抓飞盘"]
-    processes = [subprocess.Popen([sys.executable, "-m", "scenes.render", "--chapters", "9", "--voice", "none", "--sentence",
-                                   sentences[i % 2], "--out", str(out)], cwd=project, env=command_env(tmp_path),
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for i in range(8)]
+    processes = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "scenes.render",
+                "--chapters",
+                "9",
+                "--voice",
+                "none",
+                "--sentence",
+                sentences[i % 2],
+                "--out",
+                str(out),
+            ],
+            cwd=project,
+            env=command_env(tmp_path),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(8)
+    ]
     errors = [p.communicate(timeout=900)[1] for p in processes]
     assert [p.returncode for p in processes] == [0] * 8, errors
     assert sum("waiting: another render is writing" in e for e in errors) >= 1

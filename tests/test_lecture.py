@@ -9,11 +9,13 @@ from pathlib import Path
 
 import av
 import pytest
-
 from conftest import run_module
+
 from scenes import subtitles
 from scenes.ch10_multi_head import MultiHead
 from scenes.theme import THEMES
+
+pytestmark = pytest.mark.slow  # renders: the full suite runs them, ./render.sh test --fast does not
 
 CJK = re.compile(r"[\u3000-\u30ff\u3400-\u9fff\uff00-\uffef]")
 CHAPTER = "10-multi-head"
@@ -55,7 +57,7 @@ def test_burned_subtitles_are_drawn_in_a_band_below_the_picture(english):
     cues = subtitles.parse((out / f"{CHAPTER}.srt").read_text(encoding="utf-8"))
     spoken = frame_at(out / chapter["file"], (cues[0].start + cues[0].end) / 2)
     assert spoken.shape[:2] == (540, 854)  # 480 rows of picture and a 60-row band
-    background = tuple(int(THEMES["dark"].background[i:i + 2], 16) for i in (1, 3, 5))
+    background = tuple(int(THEMES["dark"].background[i : i + 2], 16) for i in (1, 3, 5))
     band = spoken[480:]
     written = (abs(band.astype(int) - background).sum(axis=2) > 120).sum()
     assert written > 200  # the line's letters
@@ -88,7 +90,9 @@ def test_the_slide_deck_loads_only_local_files_and_has_the_narration_as_notes(en
     page = References()
     page.feed(deck.read_text(encoding="utf-8"))
     assert page.files and not [f for f in page.files if re.match(r"[a-z]+:|//", f)]
-    assert all((deck.parent / f).is_file() for f in page.files), [f for f in page.files if not (deck.parent / f).is_file()]
+    assert all((deck.parent / f).is_file() for f in page.files), [
+        f for f in page.files if not (deck.parent / f).is_file()
+    ]
     assert any(f.endswith(".mp4") for f in page.files) and any("reveal.js" in f for f in page.files)
     cues = subtitles.parse((out / f"{CHAPTER}.srt").read_text(encoding="utf-8"))
     assert page.notes == [c.text for c in cues]  # a slide per narrated step, its line as speaker notes
@@ -101,9 +105,10 @@ def test_sections_cut_a_chapter_into_its_steps(tmp_path):
     (chapter,) = manifest["chapters"]
     index = json.loads((tmp_path / "out" / chapter["sections"]).read_text(encoding="utf-8"))
     sections = index["sections"]
-    assert [s["name"] for s in sections] == [f"{n:02d}-{name}" for n, name in
-                                             enumerate(("question", "one", "heads", "labels", "concat", "project", "recap"),
-                                                                       start=1)]
+    assert [s["name"] for s in sections] == [
+        f"{n:02d}-{name}"
+        for n, name in enumerate(("question", "one", "heads", "labels", "concat", "project", "recap"), start=1)
+    ]
     folder = (tmp_path / "out" / chapter["sections"]).parent
     for section in sections:
         with av.open(str(folder / section["file"])) as clip:
@@ -115,12 +120,28 @@ def test_sections_cut_a_chapter_into_its_steps(tmp_path):
 def test_a_transparent_clip_has_a_see_through_background(tmp_path, container, decoder):
     from PIL import Image
 
-    manifest = render("--format", container, "--transparent", "--out", "out", cwd=tmp_path)
+    manifest = render("--format", container, "--transparent", "--voice", "none", "--out", "out", cwd=tmp_path)
     (chapter,) = manifest["chapters"]
     still = tmp_path / "still.png"
     # The alpha plane of VP9 is decoded by libvpx (FFmpeg's own VP9 decoder drops it).
-    subprocess.run(["ffmpeg", "-v", "error", *decoder, "-ss", str(chapter["duration"] / 2), "-i",
-                    str(tmp_path / "out" / chapter["file"]), "-frames:v", "1", "-pix_fmt", "rgba", str(still)], check=True)
+    subprocess.run(
+        [
+            "ffmpeg",
+            "-v",
+            "error",
+            *decoder,
+            "-ss",
+            str(chapter["duration"] / 2),
+            "-i",
+            str(tmp_path / "out" / chapter["file"]),
+            "-frames:v",
+            "1",
+            "-pix_fmt",
+            "rgba",
+            str(still),
+        ],
+        check=True,
+    )
     with Image.open(still) as frame:
         alpha = frame.getchannel("A")
         assert alpha.getpixel((2, 2)) < 255 and alpha.getpixel((frame.width - 3, frame.height - 3)) < 255

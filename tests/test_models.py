@@ -86,8 +86,11 @@ def test_training_twice_gives_bitwise_equal_weights(monkeypatch, zh_models):
     second, _, _ = train.train_attention(vocab, inputs, targets)
     for name, tensor in first.state_dict().items():
         assert torch.equal(tensor, second.state_dict()[name]), name
-    assert train.train_rnn_of_size(vocab, inputs, targets, 16).state_dict()["output.weight"].equal(
-        train.train_rnn_of_size(vocab, inputs, targets, 16).state_dict()["output.weight"])
+    assert (
+        train.train_rnn_of_size(vocab, inputs, targets, 16)
+        .state_dict()["output.weight"]
+        .equal(train.train_rnn_of_size(vocab, inputs, targets, 16).state_dict()["output.weight"])
+    )
 
 
 def kernels_in_use() -> tuple[str, str | None]:
@@ -107,6 +110,7 @@ def test_a_training_process_uses_the_same_kernels_on_every_processor(monkeypatch
 
 
 @pytest.mark.skipif(platform.machine() != "x86_64", reason="the pins and the emulator are for x86-64 processors")
+@pytest.mark.slow
 def test_training_gives_bitwise_the_same_weights_on_an_emulated_amd_processor():
     """Five steps of every model here and under QEMU posing as an AMD EPYC (benchmarks/cross_cpu.py).
     With Adam's square root from MKL (until December 2026), an Intel Xeon differed from the first step."""
@@ -138,9 +142,11 @@ def test_training_progress_says_the_time_left_and_never_stays_silent_long(monkey
     for step in range(1, 21):
         progress.step(step, 1.0)
     lines = capsys.readouterr().err.splitlines()
-    assert lines == ["  attention: step 8/20  loss 1.000  16s, about 24s left",
-                     "  attention: step 16/20  loss 1.000  32s, about 8s left",
-                     "  attention: step 20/20  loss 1.000  40s"]
+    assert lines == [
+        "  attention: step 8/20  loss 1.000  16s, about 24s left",
+        "  attention: step 16/20  loss 1.000  32s, about 8s left",
+        "  attention: step 20/20  loss 1.000  40s",
+    ]
 
 
 def test_the_training_time_announced_grows_with_the_vocabulary():
@@ -162,6 +168,7 @@ def finish_after(seconds: float, marker: str) -> None:
     Path(marker).touch()
 
 
+@pytest.mark.slow
 def test_ctrl_c_while_training_stops_every_training_at_once(monkeypatch, tmp_path):
     """Not after the trainings under way (and those waiting) have run to their end: with a large
     vocabulary that is many minutes."""
@@ -184,6 +191,7 @@ def test_ctrl_c_while_training_stops_every_training_at_once(monkeypatch, tmp_pat
 def test_a_training_worker_that_dies_ends_the_run_with_an_error_not_a_hang(monkeypatch):
     """As when the system kills it for lack of memory."""
     monkeypatch.setattr(train.os, "cpu_count", lambda: 2)  # in a worker, even on a machine of one core
+
     def hung(signum, frame):
         raise AssertionError("still waiting for the dead worker's result")
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import av
 import pytest
-
 from conftest import command_env, run_module
+
 from scenes import subtitles
 
 
@@ -23,11 +23,14 @@ def render(*args, cwd: Path):
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory):
     out = tmp_path_factory.mktemp("render") / "out"
-    result = render("--chapters", "5", "--voice", "none", "--out", str(out), "--sentence", "狗喜欢抓飞盘", cwd=out.parent)
+    result = render(
+        "--chapters", "5", "--voice", "none", "--out", str(out), "--sentence", "狗喜欢抓飞盘", cwd=out.parent
+    )
     assert result.returncode == 0, result.stderr
     return out, result
 
 
+@pytest.mark.slow
 def test_a_chapter_renders_with_its_subtitles_key_frame_trace_and_manifest(rendered):
     out, _ = rendered
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
@@ -51,7 +54,9 @@ def test_a_chapter_renders_with_its_subtitles_key_frame_trace_and_manifest(rende
 def test_an_unchanged_rerun_reuses_the_clip(rendered):
     out, _ = rendered
     before = (out / "05-multi-copy-inference.mp4").stat().st_mtime_ns
-    result = render("--chapters", "5", "--voice", "none", "--out", str(out), "--sentence", "狗喜欢抓飞盘", cwd=out.parent)
+    result = render(
+        "--chapters", "5", "--voice", "none", "--out", str(out), "--sentence", "狗喜欢抓飞盘", cwd=out.parent
+    )
     assert result.returncode == 0 and "unchanged, reused" in result.stderr
     assert (out / "05-multi-copy-inference.mp4").stat().st_mtime_ns == before
 
@@ -90,13 +95,16 @@ def test_joined_subtitles_shift_each_chapter_by_the_ones_before(tmp_path):
 
 # Through the real process (python -m scenes.render); every bad flag is also checked in-process, with
 # more cases, by tests/test_hardening.py's BAD_FLAGS.
-@pytest.mark.parametrize("args, fragment", [
-    (["--chapters", "42"], "no chapter 42"),
-    (["--format", "png", "--jobs", "-3"], "--jobs must be 1 or more"),
-    (["--sentence", "大象喜欢抓老鼠"], "unknown word"),
-    (["--sentence", "   "], "empty"),
-    (["--sentence", "猫" + "今天每天早上晚上" * 6 + "喜欢抓老鼠"], "read at most 24"),
-])
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["--chapters", "42"], "no chapter 42"),
+        (["--format", "png", "--jobs", "-3"], "--jobs must be 1 or more"),
+        (["--sentence", "大象喜欢抓老鼠"], "unknown word"),
+        (["--sentence", "   "], "empty"),
+        (["--sentence", "猫" + "今天每天早上晚上" * 6 + "喜欢抓老鼠"], "read at most 24"),
+    ],
+)
 def test_bad_flags_and_sentences_exit_2_with_one_line_and_nothing_written(tmp_path, args, fragment):
     result = render(*args, "--out", str(tmp_path / "out"), cwd=tmp_path)
     assert result.returncode == 2, result.stderr
@@ -127,11 +135,13 @@ def test_list_refuses_a_flag_it_does_not_know(tmp_path):
 
 
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM])
+@pytest.mark.slow
 def test_a_render_killed_midway_publishes_nothing_and_the_next_one_succeeds(tmp_path, how):
     out = tmp_path / "out"
     command = [sys.executable, "-m", "scenes.render", "--chapters", "4", "--voice", "none", "--out", str(out)]
-    render_process = subprocess.Popen(command, cwd=tmp_path, env=command_env(tmp_path), stderr=subprocess.PIPE,
-                                      text=True, start_new_session=True)
+    render_process = subprocess.Popen(
+        command, cwd=tmp_path, env=command_env(tmp_path), stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
     for line in render_process.stderr:
         if "rendering" in line:
             break
@@ -146,6 +156,7 @@ def test_a_render_killed_midway_publishes_nothing_and_the_next_one_succeeds(tmp_
     assert not list(out.glob(".staging-*"))
 
 
+@pytest.mark.slow
 def test_png_frames_with_a_transparent_background(tmp_path):
     from PIL import Image
 

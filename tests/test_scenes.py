@@ -7,8 +7,27 @@ from dataclasses import fields
 
 import numpy as np
 import pytest
-from manim import (DL, RIGHT, UL, UR, Arrow, CurvedArrow, Group, Indicate, ManimColor, MarkupText, Rectangle,
-                   ReplacementTransform, SingleStringMathTex, Text, Transform, TransformFromCopy, VGroup, VMobject, config, tempconfig)
+from manim import (
+    DL,
+    RIGHT,
+    UR,
+    Arrow,
+    CurvedArrow,
+    Group,
+    Indicate,
+    ManimColor,
+    MarkupText,
+    Rectangle,
+    ReplacementTransform,
+    SingleStringMathTex,
+    Text,
+    Transform,
+    TransformFromCopy,
+    VGroup,
+    VMobject,
+    config,
+    tempconfig,
+)
 
 from scenes.ch01_network_basics import NetworkBasics
 from scenes.ch02_scale_problem import ScaleProblem
@@ -22,7 +41,8 @@ from scenes.ch09_sqrt_dk import SqrtDk
 from scenes.ch10_multi_head import MultiHead
 from scenes.ch11_encoder_decoder import EncoderDecoder
 from scenes.mobjects import Connections, NetworkCopy, NodeLayer, TokenRow, row_peaks
-from scenes.strings import STRINGS, written as written_sentence
+from scenes.strings import STRINGS
+from scenes.strings import written as written_sentence
 from scenes.theme import LABEL, SMALLEST_PIXELS, FontError, Theme, font_for, pixels_high, theme, value_colour
 
 
@@ -70,7 +90,9 @@ def test_an_rnn_step_stacks_word_input_state_and_prediction_and_takes_the_state_
     heights = [m.get_center()[1] for m in (second.word, second.input_nodes, second.hidden_nodes, second.prediction)]
     assert heights == sorted(heights) and second.hidden_nodes.width <= 1.8 + 1e-6
     handed_on = [a for a in second.update_state(first).animations if isinstance(a, TransformFromCopy)]
-    assert [{id(a.mobject), id(a.target_mobject)} for a in handed_on] == [{id(first.hidden_nodes), id(second.hidden_nodes)}]
+    assert [{id(a.mobject), id(a.target_mobject)} for a in handed_on] == [
+        {id(first.hidden_nodes), id(second.hidden_nodes)}
+    ]
     bar = ShareBar([0.5, 0.3, 0.2], followed=0, height=2.0)
     assert [round(bar.piece(i).height, 6) for i in range(3)] == [1.0, 0.6, 0.4]
     assert bar.piece(0).get_bottom()[1] < bar.piece(1).get_bottom()[1] < bar.piece(2).get_bottom()[1]
@@ -85,7 +107,7 @@ def test_one_value_always_gets_one_colour_and_the_sign_picks_the_hue():
 def test_the_font_check_names_the_package_for_missing_glyphs():
     assert font_for("猫喜欢抓老鼠 the cat") == "Noto Sans CJK SC"
     with pytest.raises(FontError, match="fonts-noto-cjk"):
-        font_for("\U0001F600")
+        font_for("\U0001f600")
 
 
 def test_every_language_has_every_string_with_the_same_blanks():
@@ -135,13 +157,16 @@ def test_chapter_2_shows_the_real_parameter_counts_and_the_machine_limit(scene_t
     assert shown[f"fully connected {first_too_big}"] == counts[first_too_big]
     written = {m.text for m in scene.mobjects for m in m.get_family() if isinstance(m, Text)}
     assert {f"{shown['parameters that fit']:,}", f"{counts[first_too_big]:,}"} <= written  # on screen, not only said
-    memory = [m for m in scene.mobjects for m in m.get_family() if isinstance(m, Text) and m.text == STRINGS["zh"]["memory"]]
+    memory = [
+        m for m in scene.mobjects for m in m.get_family() if isinstance(m, Text) and m.text == STRINGS["zh"]["memory"]
+    ]
     assert len(memory) == 1 and memory[0].get_left()[0] > CHART["left"] + 0.05  # clear of the y axis
 
 
 @pytest.mark.parametrize("gib", [4, 8, 24])
-def test_chapter_2_s_numbers_where_the_curve_crosses_the_memory_keep_apart_on_any_machine(default_trace, tmp_path,
-                                                                                        monkeypatch, gib):
+def test_chapter_2_s_numbers_where_the_curve_crosses_the_memory_keep_apart_on_any_machine(
+    default_trace, tmp_path, monkeypatch, gib
+):
     trace = copy.deepcopy(default_trace)
     fit = gib * 2**30 // trace["hardware"]["bytes_per_parameter"]
     trace["hardware"] = {**trace["hardware"], "memory_bytes": gib * 2**30, "parameters_that_fit": fit}
@@ -164,6 +189,7 @@ def test_chapter_3_shows_the_real_shares_and_accuracies(scene_trace, default_tra
     assert shown["share 3"] < shown["share 1"]
 
 
+@pytest.mark.slow
 def test_chapter_4_shows_the_real_q_k_score_weight_and_prediction(scene_trace, default_trace):
     scene = run(AttentionNodes)
     attention = default_trace["attention"]
@@ -198,6 +224,7 @@ def test_chapter_5_shows_the_real_scores_weights_and_prediction(scene_trace, def
     assert max(range(3), key=lambda j: shown[f"weight {j}"]) == 0  # 猫, the first word
 
 
+@pytest.mark.slow
 def test_chapter_6_shows_the_recorded_training_and_the_copies_updates(scene_trace, default_trace):
     shown = run(Training).numbers_on_screen
     training = default_trace["training"]
@@ -226,6 +253,7 @@ def test_chapter_7_counts_the_recomputations_with_and_without_the_cache(scene_tr
     assert shown["cached numbers"] == kv["cached_numbers"]
 
 
+@pytest.mark.slow
 def test_chapter_8_writes_the_sentences_real_matrices_into_the_formula(scene_trace, default_trace):
     shown = run(TransformerContributions).numbers_on_screen
     attention, T = default_trace["attention"], len(default_trace["tokens"])
@@ -248,6 +276,7 @@ def test_chapter_8_writes_the_sentences_real_matrices_into_the_formula(scene_tra
     assert shown["rnn at 10"] < shown["transformer at 10"]
 
 
+@pytest.mark.slow
 def test_chapter_9_shows_the_measured_variance_saturation_and_gradients(scene_trace, default_trace):
     shown = run(SqrtDk).numbers_on_screen
     rows = {row["d_k"]: row for row in default_trace["sqrt_dk"]}
@@ -262,12 +291,14 @@ def test_chapter_9_shows_the_measured_variance_saturation_and_gradients(scene_tr
     assert shown["grad_norm_unscaled 1024"] < shown["grad_norm_unscaled 4"]
 
 
+@pytest.mark.slow
 def test_chapter_10_shows_each_heads_weights_behaviour_and_the_projection(scene_trace, default_trace):
     shown = run(MultiHead).numbers_on_screen
     multi, T = default_trace["multi_head"], len(default_trace["tokens"])
     for h, weights in enumerate(multi["weights"]):
-        assert [[shown[f"head {h} {i} {j}"] for j in range(i + 1)] for i in range(T)] == \
-            [row[: i + 1] for i, row in enumerate(weights)]
+        assert [[shown[f"head {h} {i} {j}"] for j in range(i + 1)] for i in range(T)] == [
+            row[: i + 1] for i, row in enumerate(weights)
+        ]
         head = multi["heads"][h]
         assert shown[f"share {h}"] == head["shares"][head["looks_at"]]
         assert shown[f"peak {h}"] == max(weights[T - 2][: T - 1])  # where the word before the last looks here
@@ -277,6 +308,7 @@ def test_chapter_10_shows_each_heads_weights_behaviour_and_the_projection(scene_
     assert len({head["looks_at"] for head in multi["heads"]}) >= 2
 
 
+@pytest.mark.slow
 def test_chapter_11_shows_the_translators_real_weights(scene_trace, default_trace):
     shown = run(EncoderDecoder).numbers_on_screen
     pair = default_trace["encoder_decoder"]
@@ -291,28 +323,43 @@ def test_chapter_11_shows_the_translators_real_weights(scene_trace, default_trac
     assert max(range(S), key=lambda j: shown[f"cross {cat} {j}"]) == pair["source_tokens"].index("猫")
 
 
-@pytest.mark.parametrize("sentence", ["猫喜欢抓老鼠", "狗每天早上在院子里喜欢抓飞盘",
-                                      "猫今天每天早上晚上也总是一直常常经常在院子里喜欢抓老鼠"])
+@pytest.mark.parametrize(
+    "sentence",
+    ["猫喜欢抓老鼠", "狗每天早上在院子里喜欢抓飞盘", "猫今天每天早上晚上也总是一直常常经常在院子里喜欢抓老鼠"],
+)
+@pytest.mark.slow
 def test_chapter_11s_encoder_and_decoder_headings_stand_on_one_line(sentence, tmp_path, monkeypatch):
     traced(sentence, tmp_path, monkeypatch)
     scene = run(EncoderDecoder)
     assert abs(scene.encoder_heading.get_y() - scene.decoder_heading.get_y()) < 0.01
 
 
-@pytest.mark.parametrize("sentence, line, source", [
-    ("the fox often likes to catch chickens", "ch11.encode_twin", "狐狸常常喜欢抓鸡"),
-    ("the dog likes to", "ch11.encode_default", "猫喜欢抓老鼠"),
-])
+@pytest.mark.parametrize(
+    "sentence, line, source",
+    [
+        ("the fox often likes to catch chickens", "ch11.encode_twin", "狐狸常常喜欢抓鸡"),
+        ("the dog likes to", "ch11.encode_default", "猫喜欢抓老鼠"),
+    ],
+)
+@pytest.mark.slow
 def test_chapter_11_says_which_chinese_sentence_it_translates(sentence, line, source, tmp_path, monkeypatch):
     traced(sentence, tmp_path, monkeypatch, "en")
     spoken = run(EncoderDecoder).spoken
     assert [said for said in spoken if source in said] == [STRINGS["en"][line].format(source=source)]
 
 
-@pytest.mark.parametrize("reference, line", [(None, "ch11.exact"), ("the cat likes to catch mice", "ch11.exact"),
-                                             ("the fox likes to catch chickens", "ch11.exact_missed")])
-def test_chapter_11_says_and_writes_when_it_got_the_sentence_wrong(default_trace, reference, line, written, tmp_path,
-                                                                  monkeypatch):
+@pytest.mark.parametrize(
+    "reference, line",
+    [
+        (None, "ch11.exact"),
+        ("the cat likes to catch mice", "ch11.exact"),
+        ("the fox likes to catch chickens", "ch11.exact_missed"),
+    ],
+)
+@pytest.mark.slow
+def test_chapter_11_says_and_writes_when_it_got_the_sentence_wrong(
+    default_trace, reference, line, written, tmp_path, monkeypatch
+):
     trace = copy.deepcopy(default_trace)
     trace["encoder_decoder"]["reference_tokens"] = reference and reference.split()
     for_the_scenes(trace, tmp_path, monkeypatch)
@@ -325,8 +372,15 @@ def test_the_formula_typesets_its_notation_and_finds_its_parts_by_name():
     typeset = typeset_formula()
     assert isinstance(typeset, SingleStringMathTex)  # MathTex, not a label
     part = {name: formula_part(typeset, name) for name in ("attention", "softmax", "Q", "K^T", "bar", "root", "V")}
-    assert [part[name].tex_string for name in part] == [r"\mathrm{Attention}(Q,K,V)", r"\mathrm{softmax}", "Q",
-                                                        r"K^\top", "}{", r"\sqrt{d_k}", "V"]
+    assert [part[name].tex_string for name in part] == [
+        r"\mathrm{Attention}(Q,K,V)",
+        r"\mathrm{softmax}",
+        "Q",
+        r"K^\top",
+        "}{",
+        r"\sqrt{d_k}",
+        "V",
+    ]
     assert len(part["softmax"]) == len("softmax") and part["V"] is typeset[-1]
     k, t = part["K^T"]
     assert t.height < k.height and t.get_bottom()[1] > k.get_bottom()[1] + 0.05  # a superscript ⊤
@@ -348,12 +402,17 @@ def glyphs(text, written: str, part: str, occurrence: int = 0):
     for _ in range(occurrence + 1):
         start = written.index(part, start + 1)
     first = len(drawn_characters(written[:start]).replace(" ", ""))
-    return text[first: first + len(drawn_characters(part).replace(" ", ""))]
+    return text[first : first + len(drawn_characters(part).replace(" ", ""))]
 
 
-@pytest.mark.parametrize("text, root, covered, after", [("softmax(QK^T / √d_k) V", "√", "d_k", ") V"),
-                                                       ("Σ / √6 =", "√", "6", "="),
-                                                       ("第九章  为什么要除以 √d_k", "√", "d_k", None)])
+@pytest.mark.parametrize(
+    "text, root, covered, after",
+    [
+        ("softmax(QK^T / √d_k) V", "√", "d_k", ") V"),
+        ("Σ / √6 =", "√", "6", "="),
+        ("第九章  为什么要除以 √d_k", "√", "d_k", None),
+    ],
+)
 def test_a_root_s_bar_reaches_over_what_it_takes_the_root_of_and_no_further(text, root, covered, after):
     from scenes.mobjects import label
     from scenes.theme import font_for
@@ -385,8 +444,9 @@ def upright_scales(words, labels) -> list[float]:
     return [max(text.height, text.width) / max(full.height, full.width) for text, full in zip(labels, as_written)]
 
 
-@pytest.mark.parametrize("words, tallest", [(["the", "fox", "mornings", "frequently"], 1.2),
-                                           (["狐狸", "也", "在院子里"], 1.0)])
+@pytest.mark.parametrize(
+    "words, tallest", [(["the", "fox", "mornings", "frequently"], 1.2), (["狐狸", "也", "在院子里"], 1.0)]
+)
 def test_column_labels_stood_upright_shrink_alike(words, tallest):
     from scenes.mobjects import column_labels
 
@@ -413,8 +473,9 @@ def test_prediction_words_keep_clear_of_what_stands_left_of_them_and_share_one_s
 
     def rows(words, limit):
         top = [(word, 0.1) for word in words]
-        return [row[0] for row in prediction_rows(top, [label("0.1", 16) for _ in top], [0.2, 1.4, 0],
-                                                  words_right_of=limit)]
+        return [
+            row[0] for row in prediction_rows(top, [label("0.1", 16) for _ in top], [0.2, 1.4, 0], words_right_of=limit)
+        ]
 
     long = rows(["daily", "child", "butterflies"], -1.2)
     assert len({round(word.font_size, 6) for word in long}) == 1 and long[0].font_size < LABEL
@@ -464,6 +525,7 @@ def other_sentence(tmp_path, monkeypatch):
     return traced("狐狸每天早上偷偷喜欢抓鸡", tmp_path, monkeypatch)
 
 
+@pytest.mark.slow
 def test_every_chapter_draws_every_frame_for_another_corpus_sentence(other_sentence, monkeypatch):
     """The other tests jump each animation to its end; here every frame in between is drawn too."""
     from manim.renderer.cairo_renderer import CairoRenderer
@@ -492,7 +554,10 @@ def test_every_chapter_draws_every_frame_for_another_corpus_sentence(other_sente
     assert drawn(MultiCopyInference).numbers_on_screen[f"weight {query}"] == attention["weights"][query][query]
     training = other_sentence["training"]
     assert drawn(Training).numbers_on_screen[f"score {training['key_index']}"] == training["history"][-1]["key_score"]
-    assert drawn(KVCache).numbers_on_screen["without cache total"] == other_sentence["kv_cache"]["projections_without_cache"]
+    assert (
+        drawn(KVCache).numbers_on_screen["without cache total"]
+        == other_sentence["kv_cache"]["projections_without_cache"]
+    )
     assert drawn(TransformerContributions).numbers_on_screen[f"weight {query} 0"] == attention["weights"][query][0]
     assert drawn(SqrtDk).numbers_on_screen["variance last"] == other_sentence["sqrt_dk"][-1]["score_variance"]
     multi = other_sentence["multi_head"]
@@ -539,12 +604,27 @@ def grown_from_nothing(animation) -> list[str]:
     return walk(animation.mobject, animation.target_mobject, type(animation.target_mobject).__name__)
 
 
-@pytest.mark.parametrize("chapter", [NetworkBasics, ScaleProblem, RNNDilution, AttentionNodes, MultiCopyInference,
-                                     Training, KVCache, TransformerContributions, SqrtDk, MultiHead,
-                                     EncoderDecoder])
+@pytest.mark.parametrize(
+    "chapter",
+    [
+        NetworkBasics,
+        ScaleProblem,
+        RNNDilution,
+        AttentionNodes,
+        MultiCopyInference,
+        Training,
+        KVCache,
+        TransformerContributions,
+        SqrtDk,
+        MultiHead,
+        EncoderDecoder,
+    ],
+)
 @pytest.mark.parametrize("look", ["dark", "light"])
+@pytest.mark.slow
 def test_a_full_run_narrates_as_many_lines_as_the_progress_total_says_and_draws_in_the_themes_colours(
-        scene_trace, chapter, look, monkeypatch):
+    scene_trace, chapter, look, monkeypatch
+):
     monkeypatch.setenv("ATTENTION_THEME", look)
     drawn, flashes, morphs, from_nothing = {}, [], [], []
 
@@ -566,9 +646,17 @@ def test_a_full_run_narrates_as_many_lines_as_the_progress_total_says_and_draws_
     # Manim's default white is no theme's colour (on the light theme it all but vanishes); a line's
     # fill covers no area, a closed shape's does
     white = ManimColor("#FFFFFF")
-    unthemed = {type(m).__name__ for m in drawn.values() if isinstance(m, VMobject) and m.has_points() and max(m.width, m.height) > 0 and (
-        (m.get_stroke_width() > 0.01 and m.get_stroke_opacity() > 0 and m.get_stroke_color() == white)
-        or (m.is_closed() and m.get_fill_opacity() > 0 and m.get_fill_color() == white))}
+    unthemed = {
+        type(m).__name__
+        for m in drawn.values()
+        if isinstance(m, VMobject)
+        and m.has_points()
+        and max(m.width, m.height) > 0
+        and (
+            (m.get_stroke_width() > 0.01 and m.get_stroke_opacity() > 0 and m.get_stroke_color() == white)
+            or (m.is_closed() and m.get_fill_opacity() > 0 and m.get_fill_color() == white)
+        )
+    }
     assert not unthemed
 
 
@@ -581,8 +669,13 @@ def out_of_place(scene) -> set[str]:
     found = illegible(scene, boxes) | words_on_words(boxes)
     if scene.camera.frame.height < 7.99:
         return found
-    return (found | beyond_the_margins(boxes) | crowding_the_title(scene, boxes) | frames_through_words(boxes)
-            | arrows_through_words(boxes))
+    return (
+        found
+        | beyond_the_margins(boxes)
+        | crowding_the_title(scene, boxes)
+        | frames_through_words(boxes)
+        | arrows_through_words(boxes)
+    )
 
 
 def illegible(scene, boxes) -> set[str]:
@@ -609,24 +702,34 @@ def arrows_through_words(boxes) -> set[str]:
     for arrow, _, _, _ in boxes:
         if isinstance(arrow, (Arrow, CurvedArrow)) and arrow.get_stroke_opacity() > 0.05:
             path = np.array([arrow.point_from_proportion(a) for a in np.linspace(0, 1, 60)])[:, :2]
-            crossed |= {f"an arrow from {arrow.get_start()[:2].round(2)} through {name}" for name, low, high in texts
-                        if ((path > low) & (path < high)).all(axis=1).any()}
+            crossed |= {
+                f"an arrow from {arrow.get_start()[:2].round(2)} through {name}"
+                for name, low, high in texts
+                if ((path > low) & (path < high)).all(axis=1).any()
+            }
     return crossed
 
 
 def words_on_words(boxes) -> set[str]:
     """Pairs of visible texts whose boxes overlap by more than 0.01."""
     texts = visible_texts(boxes)
-    return {f"{a} | {b}" for i, (a, a_low, a_high) in enumerate(texts) for b, b_low, b_high in texts[i + 1:]
-            if overlap(a_low, a_high, b_low, b_high, by=0.01)}
+    return {
+        f"{a} | {b}"
+        for i, (a, a_low, a_high) in enumerate(texts)
+        for b, b_low, b_high in texts[i + 1 :]
+        if overlap(a_low, a_high, b_low, b_high, by=0.01)
+    }
 
 
 TEXTS = (Text, MarkupText, SingleStringMathTex)  # measured whole, not glyph by glyph
 
 
 def visible_texts(boxes) -> list[tuple[str, np.ndarray, np.ndarray]]:
-    return [(name, low, high) for part, name, low, high in boxes
-            if isinstance(part, TEXTS) and part.get_fill_opacity() > 0.05]
+    return [
+        (name, low, high)
+        for part, name, low, high in boxes
+        if isinstance(part, TEXTS) and part.get_fill_opacity() > 0.05
+    ]
 
 
 def overlap(a_low, a_high, b_low, b_high, by: float = 0.0) -> bool:
@@ -657,8 +760,11 @@ def drawn_boxes(scene) -> list[tuple[VMobject, str, np.ndarray, np.ndarray]]:
 
 def frames_through_words(boxes) -> set[str]:
     """Words that an outline (a frame around something) runs through: partly inside it, partly out."""
-    frames = [(low, high) for part, _, low, high in boxes
-              if isinstance(part, Rectangle) and part.get_stroke_opacity() > 0 and part.get_stroke_width() > 0]
+    frames = [
+        (low, high)
+        for part, _, low, high in boxes
+        if isinstance(part, Rectangle) and part.get_stroke_opacity() > 0 and part.get_stroke_width() > 0
+    ]
     crossed = set()
     for part, name, low, high in boxes:
         if not isinstance(part, TEXTS):
@@ -681,18 +787,41 @@ def crowding_the_title(scene, boxes, gap: float = 0.15) -> set[str]:
     if title not in scene.mobjects:
         return set()
     title_low, title_high = corners(title)
-    return {name for part, name, low, high in boxes
-            if part is not title and overlap(low, high, title_low - gap, title_high + gap)}
+    return {
+        name
+        for part, name, low, high in boxes
+        if part is not title and overlap(low, high, title_low - gap, title_high + gap)
+    }
 
 
-@pytest.mark.parametrize("chapter", [NetworkBasics, ScaleProblem, RNNDilution, AttentionNodes, MultiCopyInference,
-                                     Training, KVCache, TransformerContributions, SqrtDk, MultiHead,
-                                     EncoderDecoder])
-@pytest.mark.parametrize("sentence, lang", [
-    ("the fox today daily mornings nightly also always constantly often frequently outside likes to catch "
-     "chickens", "en"),
-    ("猫今天每天早上晚上也总是一直常常经常在院子里喜欢抓老鼠", "zh"),
-])
+@pytest.mark.parametrize(
+    "chapter",
+    [
+        NetworkBasics,
+        ScaleProblem,
+        RNNDilution,
+        AttentionNodes,
+        MultiCopyInference,
+        Training,
+        KVCache,
+        TransformerContributions,
+        SqrtDk,
+        MultiHead,
+        EncoderDecoder,
+    ],
+)
+@pytest.mark.parametrize(
+    "sentence, lang",
+    [
+        (
+            "the fox today daily mornings nightly also always constantly often frequently outside likes to catch "
+            "chickens",
+            "en",
+        ),
+        ("猫今天每天早上晚上也总是一直常常经常在院子里喜欢抓老鼠", "zh"),
+    ],
+)
+@pytest.mark.slow
 def test_a_long_sentence_keeps_clear_of_the_frame_s_sides_and_the_title(tmp_path, monkeypatch, chapter, sentence, lang):
     traced(sentence, tmp_path, monkeypatch, lang)
     outside = set()
@@ -727,11 +856,27 @@ def written(monkeypatch) -> list[str]:
 
 
 # Chapter 11 shows the translator's Chinese source sentence: Chinese there is the data, not the language.
-@pytest.mark.parametrize("chapter", [NetworkBasics, ScaleProblem, RNNDilution, AttentionNodes, MultiCopyInference,
-                                     Training, KVCache, TransformerContributions, SqrtDk, MultiHead])
+@pytest.mark.parametrize(
+    "chapter",
+    [
+        NetworkBasics,
+        ScaleProblem,
+        RNNDilution,
+        AttentionNodes,
+        MultiCopyInference,
+        Training,
+        KVCache,
+        TransformerContributions,
+        SqrtDk,
+        MultiHead,
+    ],
+)
+@pytest.mark.slow
 def test_an_english_chapter_puts_no_chinese_on_screen(english_sentence, written, chapter):
     run(chapter)
-    assert written and not [t for t in written if any("\u3000" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef" for ch in t)]
+    assert written and not [
+        t for t in written if any("\u3000" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef" for ch in t)
+    ]
 
 
 def test_chapter_2_in_english_counts_one_word_and_more_words(english_sentence, written):
@@ -766,28 +911,39 @@ def last_step(scene) -> str:
     return scene.spoken[-2]
 
 
+@pytest.mark.slow
 def test_chapter_5_in_english_says_the_subject_came_in_words_before_the_verb(english_sentence):
     weight = english_sentence["attention"]["weights"][4][1]  # catch → cat
     said = STRINGS["en"]["ch05.focus_earlier"].format(key="cat", query="catch", back=3, weight=f"{weight:.2f}")
     assert last_step(run(MultiCopyInference)) == said
 
 
+@pytest.mark.slow
 def test_chapter_5_names_the_subject_too_where_the_largest_weight_goes_elsewhere(tmp_path, monkeypatch):
     # as an English model can ("catch" weighing "likes" above "fox"), with the subject in the middle of a
     # long sentence, where it must keep its copy out of the "⋯"
-    sentence = "the cat today daily mornings nightly also always constantly often frequently outside likes to catch mice"
+    sentence = (
+        "the cat today daily mornings nightly also always constantly often frequently outside likes to catch mice"
+    )
     trace = copy.deepcopy(traced(sentence, tmp_path, monkeypatch, "en"))
     row, subject, likes = trace["attention"]["weights"][14], 6, 12
     row[1], row[likes] = row[likes], row[1]  # "likes" now has the largest weight
     trace["rnn"]["followed_index"] = subject
     for_the_scenes(trace, tmp_path, monkeypatch)
     scene = run(MultiCopyInference)
-    said = STRINGS["en"]["ch05.focus_subject"].format(key="likes", weight=f"{row[likes]:.2f}", subject="also",
-                                                      back=8, query="catch", subject_weight=f"{row[subject]:.2f}")
+    said = STRINGS["en"]["ch05.focus_subject"].format(
+        key="likes",
+        weight=f"{row[likes]:.2f}",
+        subject="also",
+        back=8,
+        query="catch",
+        subject_weight=f"{row[subject]:.2f}",
+    )
     assert last_step(scene) == said
     assert subject in scene.positions and scene.numbers_on_screen[f"weight {subject}"] == row[subject]
 
 
+@pytest.mark.slow
 def test_chapter_5_says_the_first_word_came_in_first(scene_trace, default_trace):
     weight = default_trace["attention"]["weights"][2][0]  # 抓 → 猫
     assert last_step(run(MultiCopyInference)) == STRINGS["zh"]["ch05.focus"].format(key="猫", weight=f"{weight:.2f}")
@@ -798,8 +954,9 @@ def test_chapter_3_in_english_says_the_rnn_falls(english_sentence):
     assert any(line.startswith(falls) for line in run(RNNDilution).spoken)
 
 
-def test_chapter_3_does_not_say_the_rnn_falls_where_its_accuracy_was_measured_flat(default_trace, tmp_path,
-                                                                                   monkeypatch):
+def test_chapter_3_does_not_say_the_rnn_falls_where_its_accuracy_was_measured_flat(
+    default_trace, tmp_path, monkeypatch
+):
     trace = copy.deepcopy(default_trace)
     for row in trace["accuracy_by_distance"]:  # an RNN that, like an untrained one, is as good far as near
         row["rnn"] = 0.16
@@ -809,13 +966,16 @@ def test_chapter_3_does_not_say_the_rnn_falls_where_its_accuracy_was_measured_fl
     assert any(line.startswith(flat) for line in spoken) and not any(line.startswith(falls) for line in spoken)
 
 
-@pytest.mark.parametrize("near, far, falls", [
-    (1.0, 0.958, True),   # 0.042 down: nearly five standard errors of 500 sentences (the English RNN)
-    (0.9, 0.5, True),
-    (0.50, 0.47, False),  # within three standard errors: the luck of the sentences drawn
-    (1.0, 1.0, False),    # as good far as near
-    (0.16, 0.16, False),  # never learned the object
-])
+@pytest.mark.parametrize(
+    "near, far, falls",
+    [
+        (1.0, 0.958, True),  # 0.042 down: nearly five standard errors of 500 sentences (the English RNN)
+        (0.9, 0.5, True),
+        (0.50, 0.47, False),  # within three standard errors: the luck of the sentences drawn
+        (1.0, 1.0, False),  # as good far as near
+        (0.16, 0.16, False),  # never learned the object
+    ],
+)
 def test_chapter_3_calls_a_fall_only_what_sampling_cannot_explain(near, far, falls):
     rows = [{"distance": 0, "rnn": near, "sentences": 500}, {"distance": 10, "rnn": far, "sentences": 500}]
     assert rnn_falls(rows) == falls
@@ -846,10 +1006,13 @@ def long_sentence(tmp_path, monkeypatch):
 
 
 def on_screen(mobject) -> bool:
-    from manim import config
 
-    return (mobject.get_left()[0] >= -config.frame_width / 2 and mobject.get_right()[0] <= config.frame_width / 2
-            and mobject.get_bottom()[1] >= -config.frame_height / 2 and mobject.get_top()[1] <= config.frame_height / 2)
+    return (
+        mobject.get_left()[0] >= -config.frame_width / 2
+        and mobject.get_right()[0] <= config.frame_width / 2
+        and mobject.get_bottom()[1] >= -config.frame_height / 2
+        and mobject.get_top()[1] <= config.frame_height / 2
+    )
 
 
 def side_by_side(mobjects) -> bool:
@@ -867,6 +1030,7 @@ def test_chapter_3_follows_the_subjects_share_to_a_long_sentences_last_word(long
     assert side_by_side([*scene.bars, *scene.skipped]) and all(on_screen(bar) for bar in scene.bars)
 
 
+@pytest.mark.slow
 def test_chapter_5_draws_a_long_sentences_middle_words_as_one_slot_with_their_weights_added(long_sentence):
     scene = run(MultiCopyInference)
     shown, row = scene.numbers_on_screen, long_sentence["attention"]["weights"][scene.query]
@@ -881,6 +1045,7 @@ def test_chapter_5_draws_a_long_sentences_middle_words_as_one_slot_with_their_we
     assert side_by_side([*scene.copies, *scene.gaps]) and all(on_screen(m) for m in [*scene.copies, *scene.gaps])
 
 
+@pytest.mark.slow
 def test_chapter_5_fits_long_words_under_their_copies(long_sentence, tmp_path, monkeypatch):
     trace = copy.deepcopy(long_sentence)  # a user's corpus may have words far wider than a copy
     trace["tokens"] = ["extraordinarily" if len(word) == 2 else word for word in trace["tokens"]]
@@ -890,6 +1055,7 @@ def test_chapter_5_fits_long_words_under_their_copies(long_sentence, tmp_path, m
     assert side_by_side([*scene.copies, *scene.gaps])
 
 
+@pytest.mark.slow
 def test_a_two_word_sentence_is_not_said_to_choose_among_words(tmp_path, monkeypatch):
     trace = traced("猫喜欢", tmp_path, monkeypatch)  # 喜欢 is predicted from 猫 alone
     history = trace["training"]["history"]
@@ -901,6 +1067,7 @@ def test_a_two_word_sentence_is_not_said_to_choose_among_words(tmp_path, monkeyp
     assert not any(name.startswith("score") for name in chapter_6.numbers_on_screen)  # no Q·K race of one
 
 
+@pytest.mark.slow
 def test_chapter_6_says_a_target_the_corpus_does_not_teach_falls(tmp_path, monkeypatch):
     trace = traced("猫喜欢抓飞盘", tmp_path, monkeypatch)  # in the corpus the cat catches mice
     history = trace["training"]["history"]
@@ -912,8 +1079,8 @@ def test_chapter_6_says_a_target_the_corpus_does_not_teach_falls(tmp_path, monke
     assert not any("跟着升到" in line for line in spoken)
 
 
-def test_chapter_6_says_a_word_that_weighs_itself_most_needs_its_own_information(default_trace, tmp_path,
-                                                                                    monkeypatch):
+@pytest.mark.slow
+def test_chapter_6_says_a_word_that_weighs_itself_most_needs_its_own_information(default_trace, tmp_path, monkeypatch):
     trace = copy.deepcopy(default_trace)  # as for "the teacher often reads books" on a user corpus: reads → reads
     trace["training"]["key_index"] = trace["training"]["query_index"]
     for_the_scenes(trace, tmp_path, monkeypatch)
@@ -922,22 +1089,29 @@ def test_chapter_6_says_a_word_that_weighs_itself_most_needs_its_own_information
     assert "「抓」最需要的是它自己的信息" in line and "「抓」需要「抓」" not in line
 
 
+@pytest.mark.slow
 def test_chapter_6_says_only_the_subject_is_needed(english_sentence, tmp_path, monkeypatch):
     trace = copy.deepcopy(english_sentence)  # as if "catch" weighed "likes" most
     trace["training"]["key_index"] = 2
     for_the_scenes(trace, tmp_path, monkeypatch)
     history = trace["training"]["history"]
-    said = STRINGS["en"]["ch06.rises"].format(query="catch", key="likes", target="mice",
-                                              start=f"{history[0]['key_weight']:.2f}",
-                                              end=f"{history[-1]['key_weight']:.3f}",
-                                              p=f"{history[-1]['target_probability']:.3f}")
+    said = STRINGS["en"]["ch06.rises"].format(
+        query="catch",
+        key="likes",
+        target="mice",
+        start=f"{history[0]['key_weight']:.2f}",
+        end=f"{history[-1]['key_weight']:.3f}",
+        p=f"{history[-1]['target_probability']:.3f}",
+    )
     spoken = run(Training).spoken
     assert said in spoken and not any("needs" in line for line in spoken)
 
 
 @pytest.mark.parametrize("sentence, lang", [("猫喜欢抓老鼠", "zh"), ("the cat likes to catch mice", "en")])
-def test_chapter_6_sends_the_difference_back_into_the_output_layer_past_the_predictions(sentence, lang, tmp_path,
-                                                                                       monkeypatch):
+@pytest.mark.slow
+def test_chapter_6_sends_the_difference_back_into_the_output_layer_past_the_predictions(
+    sentence, lang, tmp_path, monkeypatch
+):
     traced(sentence, tmp_path, monkeypatch, lang)  # the target is not among the untrained top 5: no row is "it"
     scene = run(Training)
     arrow, output, rows = scene.difference, scene.layers[-1], scene.guesses
@@ -949,13 +1123,23 @@ def test_chapter_6_sends_the_difference_back_into_the_output_layer_past_the_pred
     assert not any(inside(arrow.point_from_proportion(t / 50), rows) for t in range(51))
 
 
-@pytest.mark.parametrize("sentence, lang", [
-    ("猫喜欢", "zh"), ("猫喜欢抓老鼠", "zh"), ("狐狸每天早上偷偷喜欢抓鸡", "zh"),
-    ("the fox today daily mornings nightly also always constantly often frequently outside likes to catch "
-     "chickens", "en"),
-])
-def test_chapter_5_ends_on_the_query_linked_to_the_largest_weight_key_the_sum_and_the_prediction(sentence, lang,
-                                                                                                tmp_path, monkeypatch):
+@pytest.mark.parametrize(
+    "sentence, lang",
+    [
+        ("猫喜欢", "zh"),
+        ("猫喜欢抓老鼠", "zh"),
+        ("狐狸每天早上偷偷喜欢抓鸡", "zh"),
+        (
+            "the fox today daily mornings nightly also always constantly often frequently outside likes to catch "
+            "chickens",
+            "en",
+        ),
+    ],
+)
+@pytest.mark.slow
+def test_chapter_5_ends_on_the_query_linked_to_the_largest_weight_key_the_sum_and_the_prediction(
+    sentence, lang, tmp_path, monkeypatch
+):
     ends_on_who_asked_what_was_weighed_and_what_came_out(traced(sentence, tmp_path, monkeypatch, lang))
 
 
@@ -971,8 +1155,9 @@ def ends_on_who_asked_what_was_weighed_and_what_came_out(trace: dict) -> None:
     assert asking.query_nodes in on_stage and asked.key_nodes in on_stage
     link = scene.link_to_key
     assert link in on_stage
-    assert np.allclose(link.get_start(), asking.query_nodes.get_top()) and np.allclose(link.get_end(),
-                                                                                       asked.key_nodes.get_bottom())
+    assert np.allclose(link.get_start(), asking.query_nodes.get_top()) and np.allclose(
+        link.get_end(), asked.key_nodes.get_bottom()
+    )
     row, tokens = trace["attention"]["weights"][scene.query], trace["tokens"]
     weight, weight_bar = (group[scene.positions.index(scene.key)] for group in (scene.weights, scene.bars))
     assert weight in on_stage and weight_bar in on_stage and weight.text == f"{row[scene.key]:.3f}"
@@ -993,22 +1178,30 @@ def ends_on_who_asked_what_was_weighed_and_what_came_out(trace: dict) -> None:
 
 def wholly_inside(mobject, view) -> bool:
     """Whether ``mobject`` lies wholly inside ``view`` (not cut by its edges)."""
-    return (view.get_left()[0] <= mobject.get_left()[0] and mobject.get_right()[0] <= view.get_right()[0]
-            and view.get_bottom()[1] <= mobject.get_bottom()[1] and mobject.get_top()[1] <= view.get_top()[1])
+    return (
+        view.get_left()[0] <= mobject.get_left()[0]
+        and mobject.get_right()[0] <= view.get_right()[0]
+        and view.get_bottom()[1] <= mobject.get_bottom()[1]
+        and mobject.get_top()[1] <= view.get_top()[1]
+    )
 
 
+@pytest.mark.slow
 def test_chapter_8_numbers_every_attention_word_step_1_as_it_numbers_the_rnn_s_steps(scene_trace, default_trace):
     scene = run(TransformerContributions)
     steps = list(scene.together)
     assert len(steps) == len(scene.attention) == len(default_trace["tokens"])
     assert all(step.text == "1" for step in steps)
-    assert all(abs(step.get_x() - word[0].get_x()) < 1e-6 and step.get_y() > word[0].get_top()[1]
-               for step, word in zip(steps, scene.attention))
+    assert all(
+        abs(step.get_x() - word[0].get_x()) < 1e-6 and step.get_y() > word[0].get_top()[1]
+        for step, word in zip(steps, scene.attention)
+    )
 
 
 @pytest.mark.parametrize("word, lang", [("抓", "zh"), ("catch", "en"), ("extraordinarily", "en")])
 def test_chapter_1_hangs_the_input_vector_under_the_word_s_id_and_feeds_its_numbers_to_the_input_nodes(
-        default_trace, tmp_path, monkeypatch, word, lang):
+    default_trace, tmp_path, monkeypatch, word, lang
+):
     from scenes.theme import SMALL
 
     trace = copy.deepcopy(default_trace)
@@ -1027,8 +1220,9 @@ def test_chapter_1_hangs_the_input_vector_under_the_word_s_id_and_feeds_its_numb
 
 
 @pytest.mark.parametrize("winner", ["老鼠", "extraordinarily"])
-def test_chapter_1_brings_the_winning_word_out_of_its_row_as_text_in_a_box(default_trace, tmp_path, monkeypatch,
-                                                                          winner):
+def test_chapter_1_brings_the_winning_word_out_of_its_row_as_text_in_a_box(
+    default_trace, tmp_path, monkeypatch, winner
+):
     from scenes.base import RIGHT_MARGIN
 
     trace = copy.deepcopy(default_trace)
@@ -1043,6 +1237,7 @@ def test_chapter_1_brings_the_winning_word_out_of_its_row_as_text_in_a_box(defau
     assert high[0] <= RIGHT_MARGIN + 1e-6
 
 
+@pytest.mark.slow
 def test_chapter_6_keeps_a_long_sentences_words_and_updates_on_screen(long_sentence):
     scene = run(Training)
     shown, training = scene.numbers_on_screen, long_sentence["training"]
@@ -1070,14 +1265,18 @@ def test_chapter_7_draws_a_long_sentences_rows_with_their_real_counts(long_sente
 
 
 @pytest.mark.parametrize("sentence", ["猫喜欢", "猫喜欢抓", "猫喜欢抓老鼠", "狐狸每天早上偷偷喜欢抓鸡"])
+@pytest.mark.slow
 def test_chapter_7_counts_its_totals_right_under_the_rows(sentence, tmp_path, monkeypatch):
     kv = traced(sentence, tmp_path, monkeypatch)["kv_cache"]
     scene = run(KVCache)
     texts = [m for m in scene.get_mobject_family_members() if isinstance(m, Text)]
     lowest_row = min(row.get_bottom()[1] for row in [*scene.plain, *scene.cached])
     for count in (kv["projections_without_cache"], kv["projections_with_cache"]):
-        total = next(t for t in texts if t.text == STRINGS["zh"]["computed"].format(count=count).replace(" ", "")
-                     and t.font_size > 20)
+        total = next(
+            t
+            for t in texts
+            if t.text == STRINGS["zh"]["computed"].format(count=count).replace(" ", "") and t.font_size > 20
+        )
         assert 0 < lowest_row - total.get_top()[1] < 0.8  # no empty band between the rows and what they add up to
         assert on_screen(total)
 
@@ -1113,9 +1312,14 @@ def shorter_words_no_smaller(texts) -> bool:
     return all(a.font_size >= b.font_size - 1e-6 for a, b in zip(by_length, by_length[1:]))
 
 
+@pytest.mark.slow
 def test_a_row_of_words_with_a_long_one_reads_alike(tmp_path, monkeypatch):
-    tokens = traced("the fox frequently outside secretly quietly really very especially likes to catch chickens",
-                    tmp_path, monkeypatch, "en")["tokens"]
+    tokens = traced(
+        "the fox frequently outside secretly quietly really very especially likes to catch chickens",
+        tmp_path,
+        monkeypatch,
+        "en",
+    )["tokens"]
     copies = [copy.word for copy in run(MultiCopyInference).copies]
     assert "frequently" in [t.text for t in copies] and len({round(t.font_size, 6) for t in copies}) == 1
     words = [step.word for step in run(RNNDilution).steps.values()]  # under each copy of the RNN
@@ -1127,9 +1331,14 @@ def test_a_row_of_words_with_a_long_one_reads_alike(tmp_path, monkeypatch):
     assert shorter_words_no_smaller(column_words) and side_by_side(column_words)
 
 
+@pytest.mark.slow
 def test_chapter_7_writes_the_words_of_a_long_english_sentence_apart(tmp_path, monkeypatch):
-    tokens = traced("the fox today daily mornings nightly also always constantly often frequently outside likes "
-                    "to catch chickens", tmp_path, monkeypatch, "en")["tokens"]
+    tokens = traced(
+        "the fox today daily mornings nightly also always constantly often frequently outside likes to catch chickens",
+        tmp_path,
+        monkeypatch,
+        "en",
+    )["tokens"]
     scene = run(KVCache)
     _, pitch = scene.pitch()
     for row in [*scene.plain, *scene.cached]:
@@ -1140,16 +1349,20 @@ def test_chapter_7_writes_the_words_of_a_long_english_sentence_apart(tmp_path, m
     assert {copy[0].text for row in scene.plain for copy in row[0]} >= {"today", tokens[-2], tokens[-1]}
 
 
+@pytest.mark.slow
 def test_chapter_7_sizes_its_words_by_the_words_it_draws(tmp_path, monkeypatch):
     def word_size(name: str, sentence: str) -> float:
         (tmp_path / name).mkdir()  # a Trace file of its own: the scenes cache one by path
         traced(sentence, tmp_path / name, monkeypatch, "en")
         return run(KVCache).word_size
 
-    long_words_elided = word_size("a", "the cat also to constantly especially frequently often also to likes to catch mice")
+    long_words_elided = word_size(
+        "a", "the cat also to constantly especially frequently often also to likes to catch mice"
+    )
     assert long_words_elided == word_size("b", "the cat also to also to also to also to likes to catch mice")
 
 
+@pytest.mark.slow
 def test_chapter_8_writes_a_long_sentences_matrices_with_the_middle_words_elided(long_sentence):
     scene = run(TransformerContributions)
     shown, attention = scene.numbers_on_screen, long_sentence["attention"]
@@ -1162,13 +1375,15 @@ def test_chapter_8_writes_a_long_sentences_matrices_with_the_middle_words_elided
         assert query == attention["queries"][i]
         for j in (j for j in rows if j <= i):  # each score written is the written Q row · Kᵀ column / √d_k
             key = [shown[f"K^T {m} {j}"] for m in range(d_k)]
-            assert math.isclose(shown[f"score {i} {j}"], sum(a * b for a, b in zip(query, key)) / math.sqrt(d_k),
-                                abs_tol=1e-4)
+            assert math.isclose(
+                shown[f"score {i} {j}"], sum(a * b for a, b in zip(query, key)) / math.sqrt(d_k), abs_tol=1e-4
+            )
             assert shown[f"weight {i} {j}"] == attention["weights"][i][j]
         assert [shown[f"out {i} {m}"] for m in range(d_k)] == attention["mixed"][i]
     assert all(on_screen(m) for m in scene.mobjects)
 
 
+@pytest.mark.slow
 def test_chapter_10_writes_only_each_rows_largest_weight_in_a_long_sentences_grids(long_sentence):
     scene = run(MultiHead)
     shown, multi = scene.numbers_on_screen, long_sentence["multi_head"]
@@ -1183,6 +1398,7 @@ def test_chapter_10_writes_only_each_rows_largest_weight_in_a_long_sentences_gri
         assert all(a.get_bottom()[1] > b.get_top()[1] for a, b in zip(labels, labels[1:]))
 
 
+@pytest.mark.slow
 def test_chapter_11_keeps_a_long_sentences_grids_legible_and_on_screen(long_sentence):
     scene = run(EncoderDecoder)
     pair, shown = long_sentence["encoder_decoder"], scene.numbers_on_screen
@@ -1201,11 +1417,14 @@ def test_chapter_11_keeps_a_long_sentences_grids_legible_and_on_screen(long_sent
         assert on_screen(grid)
 
 
-@pytest.mark.parametrize("words, lang, sentence", [
-    (["the", "cat", ",", "the", "dog", "…"], "en", "the cat, the dog…"),
-    (["“", "hello", "”", "said", "the", "cat"], "en", "“ hello” said the cat"),
-    (["今天", "，", "老师", "又", "想", "喝"], "zh", "今天，老师又想喝"),
-])
+@pytest.mark.parametrize(
+    "words, lang, sentence",
+    [
+        (["the", "cat", ",", "the", "dog", "…"], "en", "the cat, the dog…"),
+        (["“", "hello", "”", "said", "the", "cat"], "en", "“ hello” said the cat"),
+        (["今天", "，", "老师", "又", "想", "喝"], "zh", "今天，老师又想喝"),
+    ],
+)
 def test_narration_writes_the_sentence_s_words_as_a_sentence(words, lang, sentence):
     """A corpus's commas are words; the narration puts no space before them."""
     assert written_sentence(words, lang) == sentence

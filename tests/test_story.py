@@ -7,8 +7,15 @@ import torch
 
 from model import measure, train
 from model.corpus import MAX_FILLERS, STORIES, story_pairs
-from model.models import (cache_root, default_corpus, exact_match, held_out_translations, load_models, load_translator,
-                          translate_words)
+from model.models import (
+    cache_root,
+    default_corpus,
+    exact_match,
+    held_out_translations,
+    load_models,
+    load_translator,
+    translate_words,
+)
 
 
 def test_from_zhua_the_largest_weight_goes_to_mao_and_is_at_least_0_9(default_trace):
@@ -72,6 +79,7 @@ def test_the_english_rnn_has_learned_the_object_next_to_its_subject_and_misses_i
     assert accuracy[MAX_FILLERS] < accuracy[0]
 
 
+@pytest.mark.slow
 def test_the_english_rnn_needed_a_larger_state_to_learn_at_all():
     models = load_models(default_corpus("en"))
     sizes = train.RNN_STATE_SIZES
@@ -128,12 +136,23 @@ def test_the_translator_translates_held_out_sentences_exactly(translator, zh_mod
     assert exact_match(translator.model, translator.source, translator.target, pairs) >= 0.95
 
 
-@pytest.mark.parametrize("source, target", [
-    ("猫 每天 早上 总是 偷偷 在院子里 喜欢 抓 老鼠", "the cat daily mornings always secretly outside likes to catch mice"),
-    ("狐狸 今天 常常 在院子里 悄悄 非常 喜欢 抓 鸡", "the fox today often outside quietly very likes to catch chickens"),
-    ("猴子 昨天 下午 偶尔 在楼上 慢慢地 十分 喜欢 抓 蚱蜢",
-     "the monkey yesterday afternoons occasionally upstairs slowly extremely likes to catch grasshoppers"),
-])
+@pytest.mark.parametrize(
+    "source, target",
+    [
+        (
+            "猫 每天 早上 总是 偷偷 在院子里 喜欢 抓 老鼠",
+            "the cat daily mornings always secretly outside likes to catch mice",
+        ),
+        (
+            "狐狸 今天 常常 在院子里 悄悄 非常 喜欢 抓 鸡",
+            "the fox today often outside quietly very likes to catch chickens",
+        ),
+        (
+            "猴子 昨天 下午 偶尔 在楼上 慢慢地 十分 喜欢 抓 蚱蜢",
+            "the monkey yesterday afternoons occasionally upstairs slowly extremely likes to catch grasshoppers",
+        ),
+    ],
+)
 def test_the_translator_translates_long_sentences_a_teacher_would_type(translator, source, target):
     """A filler at a place no training sentence had it came out wrong before weight decay."""
     pairs = [(source.split(), target.split())]
@@ -160,7 +179,7 @@ def test_the_sqrt_dk_measurements_are_kept_between_processes_and_remade_when_dam
     (stored,) = list(cache_root().glob("sqrt-dk-*.json"))
     measure.stored_sqrt_dk_rows.cache_clear()
     assert measure.sqrt_dk() == fresh == measure.sqrt_dk_rows()
-    stored.write_text("[{\"d_k\": 4}]")
+    stored.write_text('[{"d_k": 4}]')
     measure.stored_sqrt_dk_rows.cache_clear()
     assert measure.sqrt_dk() == fresh
     measure.stored_sqrt_dk_rows.cache_clear()

@@ -11,8 +11,19 @@ from model.models import MULTI_HEAD_HEADS
 from model.trace import TOP_K, build_trace, followed_word, top_predictions
 from model.trace_schema import TraceError, content_hash, load_trace, save_trace, validate
 
-FIXED_NAMES = ("sentence", "tokens", "attention", "rnn", "accuracy_by_distance", "training", "kv_cache",
-               "scale", "sqrt_dk", "multi_head", "encoder_decoder")
+FIXED_NAMES = (
+    "sentence",
+    "tokens",
+    "attention",
+    "rnn",
+    "accuracy_by_distance",
+    "training",
+    "kv_cache",
+    "scale",
+    "sqrt_dk",
+    "multi_head",
+    "encoder_decoder",
+)
 
 
 def test_the_trace_has_the_fixed_top_level_names_and_is_json(default_trace):
@@ -44,12 +55,15 @@ def test_query_and_key_stay_still_for_the_frozen_steps_then_learn(default_trace)
     assert training["history"][-1]["key_weight"] > 0.9
 
 
-@pytest.mark.parametrize("lang, words, followed", [
-    ("zh", "猫 喜欢 抓 老鼠", "猫"),
-    ("en", "the cat likes to catch mice", "cat"),
-    # told from the corpus, not from what the attention model weighs most: the fox
-    ("en", "the fox often secretly really likes to catch chickens", "fox"),
-])
+@pytest.mark.parametrize(
+    "lang, words, followed",
+    [
+        ("zh", "猫 喜欢 抓 老鼠", "猫"),
+        ("en", "the cat likes to catch mice", "cat"),
+        # told from the corpus, not from what the attention model weighs most: the fox
+        ("en", "the fox often secretly really likes to catch chickens", "fox"),
+    ],
+)
 def test_chapter_3_follows_the_first_word_that_tells_the_story_sentences_apart(lang, words, followed):
     corpus = load_corpus(default_corpus_path(lang), lang)
     tokens = words.split()
@@ -57,8 +71,12 @@ def test_chapter_3_follows_the_first_word_that_tells_the_story_sentences_apart(l
 
 
 def test_chapter_3_passes_over_every_word_all_corpus_sentences_start_with_but_the_last_two():
-    corpus = Corpus(sentences=(("i", "like", "to", "eat", "apples"), ("i", "like", "pears")), lang="en",
-                    digest="", path=Path("fruit.txt"))
+    corpus = Corpus(
+        sentences=(("i", "like", "to", "eat", "apples"), ("i", "like", "pears")),
+        lang="en",
+        digest="",
+        path=Path("fruit.txt"),
+    )
     assert followed_word("i like to eat apples".split(), corpus) == 2
     assert followed_word("you like pears".split(), corpus) == 0
     assert followed_word("i like".split(), corpus) == 0
@@ -110,8 +128,7 @@ def test_the_heads_outputs_concatenated_and_projected_are_what_the_following_lay
 def test_the_kv_cache_counts_each_generated_word(default_trace):
     kv, T = default_trace["kv_cache"], len(default_trace["tokens"])
     assert kv["steps_without_cache"] == list(range(1, T + 1)) and kv["steps_with_cache"] == [1] * T
-    assert default_trace["sequential"] == {"rnn_steps": T, "attention_steps": 1, "rnn_path": T - 1,
-                                           "attention_path": 1}
+    assert default_trace["sequential"] == {"rnn_steps": T, "attention_steps": 1, "rnn_path": T - 1, "attention_path": 1}
 
 
 def test_scale_counts_grow_faster_than_the_input_while_attention_stays_fixed(default_trace):
@@ -128,13 +145,27 @@ def test_the_default_translation_is_the_english_twin(default_trace):
     assert pair["target_tokens"] == "the cat likes to catch mice".split()
 
 
-@pytest.mark.parametrize("sentence, source_from, source, reference", [
-    ("the fox often likes to catch chickens", "twin", "狐狸 常常 喜欢 抓 鸡", "the fox often likes to catch chickens"),
-    ("the dog today likes", "twin", "狗 今天 喜欢", "the dog today likes"),
-    ("the dog likes to", "default", "猫 喜欢 抓 老鼠", "the cat likes to catch mice"),  # "to" alone is no story phrase
-])
-def test_an_english_sentence_is_translated_from_its_chinese_twin_when_it_has_one(sentence, source_from, source,
-                                                                                 reference):
+@pytest.mark.parametrize(
+    "sentence, source_from, source, reference",
+    [
+        (
+            "the fox often likes to catch chickens",
+            "twin",
+            "狐狸 常常 喜欢 抓 鸡",
+            "the fox often likes to catch chickens",
+        ),
+        ("the dog today likes", "twin", "狗 今天 喜欢", "the dog today likes"),
+        (
+            "the dog likes to",
+            "default",
+            "猫 喜欢 抓 老鼠",
+            "the cat likes to catch mice",
+        ),  # "to" alone is no story phrase
+    ],
+)
+def test_an_english_sentence_is_translated_from_its_chinese_twin_when_it_has_one(
+    sentence, source_from, source, reference
+):
     pair = build_trace(sentence, "en")["encoder_decoder"]
     assert (pair["source_from"], pair["source_tokens"]) == (source_from, source.split())
     assert pair["reference_tokens"] == reference.split()
@@ -162,21 +193,30 @@ def test_a_saved_trace_loads_back_and_an_edited_one_is_caught(default_trace, tmp
         load_trace(path)
 
 
-@pytest.mark.parametrize("breakage, message", [
-    (lambda t: t["attention"]["weights"][1].__setitem__(0, 0.7), "sums to"),
-    (lambda t: t["attention"]["weights"][0].__setitem__(1, 0.0) or t["attention"]["weights"][1].__setitem__(2, 0.1)
-     or t["attention"]["weights"][1].__setitem__(1, t["attention"]["weights"][1][1] - 0.1), "later word"),
-    (lambda t: t["rnn"]["influence"].pop(), "rnn.influence"),
-    (lambda t: t["rnn"].pop("inputs"), "rnn.inputs"),
-    (lambda t: t["rnn"].__setitem__("followed_index", len(t["tokens"]) - 1), "followed_index"),
-    (lambda t: t.pop("kv_cache"), "missing kv_cache"),
-    (lambda t: t.__setitem__("lang", "fr"), "lang 'fr' is not one of zh, en"),
-    (lambda t: t["kv_cache"]["steps_with_cache"].append(1), "count per word"),
-    (lambda t: t["training"]["copy_updates"]["query"].pop(), "one update per copy"),
-    (lambda t: t["training"]["history"][0]["query_scores"].pop(), "a score per word"),
-    (lambda t: t["encoder_decoder"].__setitem__("source_from", "guess"), "source_from must be one of"),
-    (lambda t: t["encoder_decoder"].__setitem__("reference_tokens", "the cat"), "reference_tokens must be"),
-])
+@pytest.mark.parametrize(
+    "breakage, message",
+    [
+        (lambda t: t["attention"]["weights"][1].__setitem__(0, 0.7), "sums to"),
+        (
+            lambda t: (
+                t["attention"]["weights"][0].__setitem__(1, 0.0)
+                or t["attention"]["weights"][1].__setitem__(2, 0.1)
+                or t["attention"]["weights"][1].__setitem__(1, t["attention"]["weights"][1][1] - 0.1)
+            ),
+            "later word",
+        ),
+        (lambda t: t["rnn"]["influence"].pop(), "rnn.influence"),
+        (lambda t: t["rnn"].pop("inputs"), "rnn.inputs"),
+        (lambda t: t["rnn"].__setitem__("followed_index", len(t["tokens"]) - 1), "followed_index"),
+        (lambda t: t.pop("kv_cache"), "missing kv_cache"),
+        (lambda t: t.__setitem__("lang", "fr"), "lang 'fr' is not one of zh, en"),
+        (lambda t: t["kv_cache"]["steps_with_cache"].append(1), "count per word"),
+        (lambda t: t["training"]["copy_updates"]["query"].pop(), "one update per copy"),
+        (lambda t: t["training"]["history"][0]["query_scores"].pop(), "a score per word"),
+        (lambda t: t["encoder_decoder"].__setitem__("source_from", "guess"), "source_from must be one of"),
+        (lambda t: t["encoder_decoder"].__setitem__("reference_tokens", "the cat"), "reference_tokens must be"),
+    ],
+)
 def test_validation_names_what_is_wrong(default_trace, breakage, message):
     broken = json.loads(json.dumps(default_trace))
     breakage(broken)
@@ -207,15 +247,18 @@ def test_the_default_output_is_named_after_the_sentence(tmp_path):
     assert (tmp_path / "out" / "猫喜欢抓老鼠" / "trace.json").is_file()
 
 
-@pytest.mark.parametrize("args, fragment", [
-    (["trace", "--sentence", "大象喜欢抓老鼠"], "unknown word"),
-    (["trace", "--sentence", ""], "empty"),
-    (["trace", "--lang", "fr"], "unknown language"),
-    (["trace", "--corpus", "missing.txt"], "cannot read corpus"),
-    (["trace", "--out", "."], "is a folder"),
-    (["trace", "--bogus"], "unrecognized arguments"),
-    (["fly"], "invalid choice"),
-])
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["trace", "--sentence", "大象喜欢抓老鼠"], "unknown word"),
+        (["trace", "--sentence", ""], "empty"),
+        (["trace", "--lang", "fr"], "unknown language"),
+        (["trace", "--corpus", "missing.txt"], "cannot read corpus"),
+        (["trace", "--out", "."], "is a folder"),
+        (["trace", "--bogus"], "unrecognized arguments"),
+        (["fly"], "invalid choice"),
+    ],
+)
 def test_user_mistakes_get_one_line_exit_2_and_nothing_written(tmp_path, args, fragment):
     result = render(*args, cwd=tmp_path)
     assert result.returncode == 2

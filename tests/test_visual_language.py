@@ -38,7 +38,7 @@ def test_the_roles_hues_are_told_apart(look):
     hues = {role: hue_and_saturation(getattr(THEMES[look], role)) for role in ROLES}
     hued = [hue for hue, saturation in hues.values() if saturation >= HUED]
     assert len(hued) >= 4
-    assert all(min(abs(a - b), 360 - abs(a - b)) >= 30 for i, a in enumerate(hued) for b in hued[i + 1:])
+    assert all(min(abs(a - b), 360 - abs(a - b)) >= 30 for i, a in enumerate(hued) for b in hued[i + 1 :])
 
 
 def test_the_smallest_size_stands_sixteen_pixels_high_at_480p():

@@ -18,14 +18,29 @@ class Plot:
 
     def point(self, x: float, y: float) -> list[float]:
         b = self.box
-        return [b["left"] + x / self.x_max * (b["right"] - b["left"]),
-                b["bottom"] + (y - self.y_min) / (self.y_max - self.y_min) * (b["top"] - b["bottom"]), 0]
+        return [
+            b["left"] + x / self.x_max * (b["right"] - b["left"]),
+            b["bottom"] + (y - self.y_min) / (self.y_max - self.y_min) * (b["top"] - b["bottom"]),
+            0,
+        ]
 
-    def axes(self, x_ticks: Sequence[float], y_ticks: Sequence[float], x_title: str, y_title: str,
-             x_format: str = "{:g}", y_format: str = "{:.1f}") -> VGroup:
-        return chart_axes(self.box, [(x_format.format(x), self.point(x, self.y_min)) for x in x_ticks],
-                          [(y_format.format(y), self.point(0, y)) for y in y_ticks], x_title, y_title,
-                          y_title_buff=0.15)
+    def axes(
+        self,
+        x_ticks: Sequence[float],
+        y_ticks: Sequence[float],
+        x_title: str,
+        y_title: str,
+        x_format: str = "{:g}",
+        y_format: str = "{:.1f}",
+    ) -> VGroup:
+        return chart_axes(
+            self.box,
+            [(x_format.format(x), self.point(x, self.y_min)) for x in x_ticks],
+            [(y_format.format(y), self.point(0, y)) for y in y_ticks],
+            x_title,
+            y_title,
+            y_title_buff=0.15,
+        )
 
     def line(self, xs: Sequence[float], ys: Sequence[float], role: str, dots: bool = False) -> VGroup:
         """The polyline through the data (and a dot on each point if ``dots``)."""

@@ -19,8 +19,14 @@ class NumberGrid(VGroup):
     ``None`` leaves a cell blank (written as ``blank``, e.g. a masked score).
     """
 
-    def __init__(self, entries: Sequence[Sequence[Text | None]], cell: tuple[float, float] = (0.62, 0.36),
-                 blank: str = "·", role: str = "text", **kwargs):
+    def __init__(
+        self,
+        entries: Sequence[Sequence[Text | None]],
+        cell: tuple[float, float] = (0.62, 0.36),
+        blank: str = "·",
+        role: str = "text",
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         width, height = cell
         self.cells = VGroup()
@@ -43,8 +49,11 @@ def brackets(content: VGroup, role: str = "text", reach: float = 0.12) -> VGroup
     sides = VGroup()
     for edge, inward in ((content.get_left()[0] - 0.12, RIGHT), (content.get_right()[0] + 0.12, LEFT)):
         upright = Line([edge, bottom, 0], [edge, top, 0])
-        sides.add(upright, Line(upright.get_top(), upright.get_top() + inward * reach),
-                  Line(upright.get_bottom(), upright.get_bottom() + inward * reach))
+        sides.add(
+            upright,
+            Line(upright.get_top(), upright.get_top() + inward * reach),
+            Line(upright.get_bottom(), upright.get_bottom() + inward * reach),
+        )
     return sides.set_stroke(role_colour(role), OUTLINE_WIDTH)
 
 
@@ -56,8 +65,13 @@ class HeatGrid(VGroup):
         self.values = [[float(v) for v in row] for row in values]
         for i, row in enumerate(self.values):
             for j, value in enumerate(row):
-                square = Square(cell, stroke_width=0.5, stroke_color=role_colour("background"),
-                                fill_color=value_colour(value / scale if scale else 0.0), fill_opacity=1)
+                square = Square(
+                    cell,
+                    stroke_width=0.5,
+                    stroke_color=role_colour("background"),
+                    fill_color=value_colour(value / scale if scale else 0.0),
+                    fill_opacity=1,
+                )
                 self.add(square.move_to(RIGHT * j * cell + DOWN * i * cell))
         self.frame = Square(1).set_stroke(role_colour("muted"), 1)
         self.frame.stretch_to_fit_width(self.width).stretch_to_fit_height(self.height).move_to(self)

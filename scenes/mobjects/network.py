@@ -18,10 +18,21 @@ class NetworkCopy(VGroup):
     stands, so that copies of different widths keep their rows on the same lines.
     """
 
-    def __init__(self, word: str, inputs: Sequence[float], query: Sequence[float], key: Sequence[float],
-                 value: Sequence[float], radius: float = 0.07, spacing: float = 0.19, word_size: float = 26,
-                 heights: dict[str, float] | None = None, edge_width: float = 0.6, edge_opacity: float = 0.25,
-                 **kwargs):
+    def __init__(
+        self,
+        word: str,
+        inputs: Sequence[float],
+        query: Sequence[float],
+        key: Sequence[float],
+        value: Sequence[float],
+        radius: float = 0.07,
+        spacing: float = 0.19,
+        word_size: float = 26,
+        heights: dict[str, float] | None = None,
+        edge_width: float = 0.6,
+        edge_opacity: float = 0.25,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         row = dict(radius=radius, spacing=spacing, direction=RIGHT)
         self.word = label(word, word_size)
@@ -35,21 +46,32 @@ class NetworkCopy(VGroup):
         self.key_nodes.next_to(self.query_nodes, UP, buff=gap)
         self.value_nodes.next_to(self.key_nodes, UP, buff=gap)
         if heights is not None:  # each row where the caller wants it, whatever the nodes' size
-            for name, part in (("word", self.word), ("input", self.input_nodes), ("query", self.query_nodes),
-                               ("key", self.key_nodes), ("value", self.value_nodes)):
+            for name, part in (
+                ("word", self.word),
+                ("input", self.input_nodes),
+                ("query", self.query_nodes),
+                ("key", self.key_nodes),
+                ("value", self.value_nodes),
+            ):
                 part.set_y(heights[name])
         self.groups = {"query": self.query_nodes, "key": self.key_nodes, "value": self.value_nodes}
-        self.edges = {role: Connections(self.input_nodes, group, max_width=edge_width, opacity=edge_opacity)
-                      for role, group in self.groups.items()}
+        self.edges = {
+            role: Connections(self.input_nodes, group, max_width=edge_width, opacity=edge_opacity)
+            for role, group in self.groups.items()
+        }
         self.add(*self.edges.values(), self.word, self.input_nodes, *self.groups.values())
 
     def edges_to(self, role: str) -> Connections:
         return self.edges[role]
 
     def create(self) -> AnimationGroup:
-        return AnimationGroup(FadeIn(self.word, shift=0.2 * UP), self.input_nodes.create(),
-                              *(group.create() for group in self.groups.values()),
-                              *(FadeIn(edges) for edges in self.edges.values()), lag_ratio=0.1)
+        return AnimationGroup(
+            FadeIn(self.word, shift=0.2 * UP),
+            self.input_nodes.create(),
+            *(group.create() for group in self.groups.values()),
+            *(FadeIn(edges) for edges in self.edges.values()),
+            lag_ratio=0.1,
+        )
 
     def forward(self) -> AnimationGroup:
         """The input's values flow into the three groups."""
@@ -58,8 +80,10 @@ class NetworkCopy(VGroup):
 
 def scale_group(group: NodeLayer, weight: float, run_time: float = 1.2) -> AnimationGroup:
     """A weight multiplies a value group: each node shrinks and fades to its share (0..1)."""
-    return AnimationGroup(*(node.animate.scale(max(weight, 0.1)).set_fill(opacity=max(weight, 0.2))
-                            for node in group.nodes), run_time=run_time)
+    return AnimationGroup(
+        *(node.animate.scale(max(weight, 0.1)).set_fill(opacity=max(weight, 0.2)) for node in group.nodes),
+        run_time=run_time,
+    )
 
 
 def weighed(group: NodeLayer, weight: float) -> NodeLayer:
@@ -67,5 +91,3 @@ def weighed(group: NodeLayer, weight: float) -> NodeLayer:
     for node in group.nodes:
         node.scale(max(weight, 0.1)).set_fill(opacity=max(weight, 0.2))
     return group
-
-

@@ -16,12 +16,39 @@ from collections.abc import Sequence
 from xml.sax.saxutils import escape
 
 import numpy as np
-from manim import (DOWN, LEFT, PI, RIGHT, UP, AnimationGroup, Circle, Create, FadeIn, Indicate, LaggedStart, Line,
-                   MarkupText, Mobject, Rectangle, ShowPassingFlash, Text, VGroup, VMobject)
+from manim import (
+    DOWN,
+    LEFT,
+    PI,
+    RIGHT,
+    UP,
+    AnimationGroup,
+    Circle,
+    Create,
+    FadeIn,
+    Indicate,
+    LaggedStart,
+    Line,
+    MarkupText,
+    Mobject,
+    Rectangle,
+    ShowPassingFlash,
+    Text,
+    VGroup,
+    VMobject,
+)
 
-from scenes.theme import (EDGE_OPACITY, EDGE_WIDTH, HEADING, LABEL, OUTLINE_WIDTH, SMALL, font_for, role_colour,
-                          value_colour)
-
+from scenes.theme import (
+    EDGE_OPACITY,
+    EDGE_WIDTH,
+    HEADING,
+    LABEL,
+    OUTLINE_WIDTH,
+    SMALL,
+    font_for,
+    role_colour,
+    value_colour,
+)
 
 NOTATION = {"d_k": "d<sub>k</sub>", "K^T": "K<sup>T</sup>"}  # written plainly in strings, typeset on screen
 
@@ -62,8 +89,16 @@ def lengthen_bar(root: VMobject, right: float) -> None:
     that thickness. It starts exactly where the bar ends: an overlap would cut a notch in the fill."""
     top, end = root.get_top()[1], root.get_right()[0]
     thickness = top - root.points[root.points[:, 0] > end - root.width / 50][:, 1].min()
-    corners = [np.array([x, y, 0.0]) for x, y in ((end, top), (right + thickness, top),
-                                                (right + thickness, top - thickness), (end, top - thickness), (end, top))]
+    corners = [
+        np.array([x, y, 0.0])
+        for x, y in (
+            (end, top),
+            (right + thickness, top),
+            (right + thickness, top - thickness),
+            (end, top - thickness),
+            (end, top),
+        )
+    ]
     root.start_new_path(corners[0])
     for corner in corners[1:]:
         root.add_line_to(corner)
@@ -95,9 +130,20 @@ class NodeLayer(VGroup):
     value beside its node; with ``per_line``, more nodes than that wrap into further columns (or rows).
     """
 
-    def __init__(self, values: Sequence[float], role: str, radius: float = 0.16, spacing: float = 0.45,
-                 direction=DOWN, show_values: bool = False, digits: int = 2, value_size: float = SMALL,
-                 value_side=None, per_line: int | None = None, **kwargs):
+    def __init__(
+        self,
+        values: Sequence[float],
+        role: str,
+        radius: float = 0.16,
+        spacing: float = 0.45,
+        direction=DOWN,
+        show_values: bool = False,
+        digits: int = 2,
+        value_size: float = SMALL,
+        value_side=None,
+        per_line: int | None = None,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         self.values = [float(v) for v in values]
         self.role = role
@@ -105,8 +151,11 @@ class NodeLayer(VGroup):
         self.nodes = VGroup(*(self._node(v, radius) for v in self.values))
         if per_line and len(self.values) > per_line:
             lines = -(-len(self.values) // per_line)
-            grid = (dict(rows=per_line, cols=lines, flow_order="dr") if abs(direction[1]) > 0
-                    else dict(rows=lines, cols=per_line, flow_order="rd"))
+            grid = (
+                dict(rows=per_line, cols=lines, flow_order="dr")
+                if abs(direction[1]) > 0
+                else dict(rows=lines, cols=per_line, flow_order="rd")
+            )
             self.nodes.arrange_in_grid(**grid, buff=spacing - 2 * radius)
         else:
             self.nodes.arrange(direction, buff=spacing - 2 * radius)
@@ -119,8 +168,13 @@ class NodeLayer(VGroup):
             self.add(self.value_labels)
 
     def _node(self, value: float, radius: float) -> Circle:
-        return Circle(radius=radius, stroke_color=role_colour(self.role), stroke_width=OUTLINE_WIDTH,
-                      fill_color=value_colour(value), fill_opacity=1)
+        return Circle(
+            radius=radius,
+            stroke_color=role_colour(self.role),
+            stroke_width=OUTLINE_WIDTH,
+            fill_color=value_colour(value),
+            fill_opacity=1,
+        )
 
     def node(self, i: int) -> Circle:
         return self.nodes[i]
@@ -132,8 +186,9 @@ class NodeLayer(VGroup):
         return len(self.values)
 
     def create(self) -> AnimationGroup:
-        return AnimationGroup(LaggedStart(*(FadeIn(n, scale=0.5) for n in self.nodes), lag_ratio=0.08),
-                              FadeIn(self.value_labels))
+        return AnimationGroup(
+            LaggedStart(*(FadeIn(n, scale=0.5) for n in self.nodes), lag_ratio=0.08), FadeIn(self.value_labels)
+        )
 
 
 FLOW_EDGES_AT_FULL = 24  # up to this many edges flow at full opacity; more share it out
@@ -143,8 +198,16 @@ FLOW_FAINTEST = 0.3
 class Connections(VGroup):
     """Every edge from one layer's nodes to another's; widths may follow real weights."""
 
-    def __init__(self, source: NodeLayer, target: NodeLayer, weights: np.ndarray | None = None,
-                 role: str = "muted", max_width: float = EDGE_WIDTH, opacity: float = EDGE_OPACITY, **kwargs):
+    def __init__(
+        self,
+        source: NodeLayer,
+        target: NodeLayer,
+        weights: np.ndarray | None = None,
+        role: str = "muted",
+        max_width: float = EDGE_WIDTH,
+        opacity: float = EDGE_OPACITY,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         self.source, self.target = source, target
         sizes = np.ones((len(source), len(target))) if weights is None else np.abs(np.asarray(weights))
@@ -153,9 +216,14 @@ class Connections(VGroup):
         for i, a in enumerate(source.nodes):
             for j, b in enumerate(target.nodes):
                 strength = sizes[i, j] / scale
-                edge = Line(a.get_center(), b.get_center(), buff=a.width / 2,
-                            stroke_width=max(1.0, max_width * strength), stroke_color=role_colour(role),
-                            stroke_opacity=opacity * (0.3 + 0.7 * strength))
+                edge = Line(
+                    a.get_center(),
+                    b.get_center(),
+                    buff=a.width / 2,
+                    stroke_width=max(1.0, max_width * strength),
+                    stroke_color=role_colour(role),
+                    stroke_opacity=opacity * (0.3 + 0.7 * strength),
+                )
                 self.edges[i, j] = edge
                 self.add(edge)
 
@@ -170,8 +238,10 @@ class Connections(VGroup):
         the fainter each flash, so that a hundred of them in flight stay lines, not a solid block."""
         colour = role_colour(role or self.target.role)
         opacity = min(1.0, max(FLOW_FAINTEST, FLOW_EDGES_AT_FULL / len(self.edges)))
-        flashes = [ShowPassingFlash(e.copy().set_stroke(colour, width=2, opacity=opacity), time_width=0.4)
-                   for e in self.edges.values()]
+        flashes = [
+            ShowPassingFlash(e.copy().set_stroke(colour, width=2, opacity=opacity), time_width=0.4)
+            for e in self.edges.values()
+        ]
         return AnimationGroup(*flashes, run_time=run_time)
 
 
@@ -193,15 +263,22 @@ class TokenRow(VGroup):
 
 def bar(value: float, height: float, width: float = 0.3, role: str = "highlight"):
     """A bar standing on its bottom edge, ``value`` (0..1) of ``height`` tall."""
-    return Rectangle(width=width, height=max(1e-3, value * height), stroke_width=0,
-                     fill_color=role_colour(role), fill_opacity=0.85)
+    return Rectangle(
+        width=width, height=max(1e-3, value * height), stroke_width=0, fill_color=role_colour(role), fill_opacity=0.85
+    )
 
 
 WORD_BUFF = 0.2  # between a prediction's word and its bar
 
 
-def prediction_rows(top: Sequence[tuple[str, float]], numbers: Sequence[Text], top_left,
-                    bar_length: float = 2.0, spacing: float = 0.7, words_right_of: float = -np.inf) -> VGroup:
+def prediction_rows(
+    top: Sequence[tuple[str, float]],
+    numbers: Sequence[Text],
+    top_left,
+    bar_length: float = 2.0,
+    spacing: float = 0.7,
+    words_right_of: float = -np.inf,
+) -> VGroup:
     """The top predictions, a row each: the word, a bar as long as its probability (bars start at
     ``top_left``), then the probability's text (``numbers``, made by the caller, which records it).
     The words share one size, at most LABEL, at which the widest stays right of x = ``words_right_of``."""
@@ -212,8 +289,13 @@ def prediction_rows(top: Sequence[tuple[str, float]], numbers: Sequence[Text], t
     for rank, ((_, p), word, text) in enumerate(zip(top, words, numbers)):
         length = bar(p, bar_length, width=0.28, role="output").rotate(-PI / 2)
         length.move_to(np.array(top_left, dtype=float) + DOWN * spacing * rank, aligned_edge=LEFT)
-        rows.add(VGroup(word.scale(min(1.0, room / widest)).next_to(length, LEFT, buff=WORD_BUFF), length,
-                        text.next_to(length, RIGHT, buff=0.15)))
+        rows.add(
+            VGroup(
+                word.scale(min(1.0, room / widest)).next_to(length, LEFT, buff=WORD_BUFF),
+                length,
+                text.next_to(length, RIGHT, buff=0.15),
+            )
+        )
     return rows
 
 
@@ -230,8 +312,12 @@ def chart_axes(box: dict, x_ticks, y_ticks, x_title: str, y_title: str, y_title_
     corner = [box["left"], box["bottom"], 0]
     lines = VGroup(Line(corner, [box["right"], box["bottom"], 0]), Line(corner, [box["left"], box["top"], 0]))
     lines.set_stroke(role_colour("muted"), 2)
-    ticks = VGroup(*(label(text, SMALL, "muted").next_to(point, DOWN, buff=0.1) for text, point in x_ticks),
-                   *(label(text, SMALL, "muted").next_to(point, LEFT, buff=Y_TICK_BUFF) for text, point in y_ticks))
-    titles = VGroup(label(x_title, SMALL, "muted").next_to(lines[0], DOWN, buff=0.45),
-                    label(y_title, SMALL, "muted").next_to(lines[1], UP, buff=y_title_buff))
+    ticks = VGroup(
+        *(label(text, SMALL, "muted").next_to(point, DOWN, buff=0.1) for text, point in x_ticks),
+        *(label(text, SMALL, "muted").next_to(point, LEFT, buff=Y_TICK_BUFF) for text, point in y_ticks),
+    )
+    titles = VGroup(
+        label(x_title, SMALL, "muted").next_to(lines[0], DOWN, buff=0.45),
+        label(y_title, SMALL, "muted").next_to(lines[1], UP, buff=y_title_buff),
+    )
     return VGroup(lines, ticks, titles)

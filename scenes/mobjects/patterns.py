@@ -33,19 +33,28 @@ def written_weights(weights: Sequence[Sequence[float]], causal: bool, inside: bo
     """Which weights a pattern writes: every unmasked one when they fit inside the cells, otherwise
     each row's largest."""
     peaks = row_peaks(weights, causal)
-    return [[not (causal and j > i) and (inside or j == peaks[i]) for j in range(len(row))]
-            for i, row in enumerate(weights)]
+    return [
+        [not (causal and j > i) and (inside or j == peaks[i]) for j in range(len(row))] for i, row in enumerate(weights)
+    ]
 
 
-def pattern_numbers(weights: Sequence[Sequence[float]], causal: bool, inside: bool,
-                    write: Callable[[int, int, float], Text]) -> list[list[Text | None]]:
+def pattern_numbers(
+    weights: Sequence[Sequence[float]], causal: bool, inside: bool, write: Callable[[int, int, float], Text]
+) -> list[list[Text | None]]:
     """The numbers of a pattern, made by ``write(i, j, weight)`` (which records them), None where none."""
     written = written_weights(weights, causal, inside)
     return [[write(i, j, w) if written[i][j] else None for j, w in enumerate(row)] for i, row in enumerate(weights)]
 
 
-def pattern_cell(rows: int, columns: int, width: float, height: float, row_words: Sequence[str],
-                 size: float = SMALL, largest: float = 1.1) -> tuple[float, float, bool]:
+def pattern_cell(
+    rows: int,
+    columns: int,
+    width: float,
+    height: float,
+    row_words: Sequence[str],
+    size: float = SMALL,
+    largest: float = 1.1,
+) -> tuple[float, float, bool]:
     """The cell width and row height of a pattern in ``width`` × ``height`` (words and numbers
     included), and whether its weights fit inside the cells. A row is never lower than its word, so
     that the words down the side stay apart (the cells grow narrower instead)."""
@@ -67,9 +76,20 @@ class AttentionPattern(VGroup):
     (later words) are masked: dark and empty. ``keep``: columns whose word is written first when
     not all fit."""
 
-    def __init__(self, weights: Sequence[Sequence[float]], row_words: Sequence[str], column_words: Sequence[str],
-                 numbers: Sequence[Sequence[Text | None]], cell: float, inside: bool, causal: bool = False,
-                 size: float = SMALL, keep: Sequence[int] = (), pitch: float | None = None, **kwargs):
+    def __init__(
+        self,
+        weights: Sequence[Sequence[float]],
+        row_words: Sequence[str],
+        column_words: Sequence[str],
+        numbers: Sequence[Sequence[Text | None]],
+        cell: float,
+        inside: bool,
+        causal: bool = False,
+        size: float = SMALL,
+        keep: Sequence[int] = (),
+        pitch: float | None = None,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         pitch = pitch or cell
         self.cell_size, self.pitch, self.rows = cell, pitch, []
@@ -79,9 +99,14 @@ class AttentionPattern(VGroup):
             cells = VGroup()
             for j, weight in enumerate(row):
                 masked = causal and j > i
-                square = Rectangle(width=cell, height=pitch, stroke_width=1, stroke_color=role_colour("background"),
-                                fill_color=interpolate_color(role_colour("neutral"), role_colour("highlight"), weight),
-                                fill_opacity=1)
+                square = Rectangle(
+                    width=cell,
+                    height=pitch,
+                    stroke_width=1,
+                    stroke_color=role_colour("background"),
+                    fill_color=interpolate_color(role_colour("neutral"), role_colour("highlight"), weight),
+                    fill_opacity=1,
+                )
                 if masked:  # an empty cell, outlined: there is a word there, but the mask hides it
                     square.set_fill(opacity=0).set_stroke(role_colour("muted"), 1.5, opacity=0.6).scale(0.9)
                 square.move_to([j * cell, -i * pitch, 0])
@@ -91,13 +116,15 @@ class AttentionPattern(VGroup):
                 else:
                     cells.add(square)
                 if written is not None and not inside:
-                    self.beside_of[i] = written.move_to([(len(row) - 0.5) * cell + LABEL_GAP + written.width / 2,
-                                                         square.get_y(), 0])
+                    self.beside_of[i] = written.move_to(
+                        [(len(row) - 0.5) * cell + LABEL_GAP + written.width / 2, square.get_y(), 0]
+                    )
                     self.beside.add(written)
             self.rows.append(cells)
             self.cells.add(cells)
-        self.row_labels = VGroup(*(label(w, size).next_to(self.rows[i][0], LEFT, buff=LABEL_GAP)
-                                   for i, w in enumerate(row_words)))
+        self.row_labels = VGroup(
+            *(label(w, size).next_to(self.rows[i][0], LEFT, buff=LABEL_GAP) for i, w in enumerate(row_words))
+        )
         for word in self.row_labels:  # right-aligned against the grid
             word.set_x(-cell / 2 - LABEL_GAP - word.width / 2)
         self.column_labels, self.elided = self.words_on_top(column_words, size, keep)
@@ -151,6 +178,11 @@ class AttentionPattern(VGroup):
 
     def peak_frames(self, peaks: Sequence[int], role: str = "output") -> VGroup:
         """An outline round the cell of each row's ``peaks`` column."""
-        return VGroup(*(Rectangle(width=self.cell_size, height=self.pitch, stroke_width=OUTLINE_WIDTH,
-                                  stroke_color=role_colour(role))
-                        .move_to(self.square(i, j)) for i, j in enumerate(peaks)))
+        return VGroup(
+            *(
+                Rectangle(
+                    width=self.cell_size, height=self.pitch, stroke_width=OUTLINE_WIDTH, stroke_color=role_colour(role)
+                ).move_to(self.square(i, j))
+                for i, j in enumerate(peaks)
+            )
+        )

@@ -21,8 +21,20 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from manim import (DOWN, UP, AnimationGroup, Arrow, FadeIn, GrowArrow, GrowFromEdge, Rectangle, ShowPassingFlash,
-                   Text, TransformFromCopy, VGroup)
+from manim import (
+    DOWN,
+    UP,
+    AnimationGroup,
+    Arrow,
+    FadeIn,
+    GrowArrow,
+    GrowFromEdge,
+    Rectangle,
+    ShowPassingFlash,
+    Text,
+    TransformFromCopy,
+    VGroup,
+)
 
 from scenes.mobjects.nodes import NodeLayer, label
 from scenes.theme import EDGE_WIDTH, LABEL, role_colour
@@ -38,6 +50,7 @@ NODE_SHARE = 0.36  # a node's radius, as a share of the spacing
 
 def node_grid(count: int, width: float, height: float) -> tuple[int, float]:
     """How many nodes per row, and how far apart, lay ``count`` nodes out largest in width × height."""
+
     def spacing(per_row: int) -> float:
         return min(width / per_row, height / math.ceil(count / per_row), LARGEST_SPACING)
 
@@ -47,8 +60,7 @@ def node_grid(count: int, width: float, height: float) -> tuple[int, float]:
 
 def nodes_in(values: Sequence[float], role: str, width: float, height: float) -> NodeLayer:
     per_row, spacing = node_grid(len(values), width, height)
-    return NodeLayer(values, role, radius=NODE_SHARE * spacing, spacing=spacing, direction=[1, 0, 0],
-                     per_line=per_row)
+    return NodeLayer(values, role, radius=NODE_SHARE * spacing, spacing=spacing, direction=[1, 0, 0], per_line=per_row)
 
 
 class RNNStep(VGroup):
@@ -62,8 +74,17 @@ class RNNStep(VGroup):
     layer up to the prediction).
     """
 
-    def __init__(self, word: str, inputs: Sequence[float], hidden: Sequence[float], predicted: str,
-                 probability: Text, width: float, word_size: float = LABEL, **kwargs):
+    def __init__(
+        self,
+        word: str,
+        inputs: Sequence[float],
+        hidden: Sequence[float],
+        predicted: str,
+        probability: Text,
+        width: float,
+        word_size: float = LABEL,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         self.word = label(word, word_size, "input").move_to([0, WORD_Y, 0])
         self.input_nodes = nodes_in(inputs, "input", width, INPUT_HEIGHT).move_to([0, INPUT_Y, 0])
@@ -77,8 +98,14 @@ class RNNStep(VGroup):
 
     @staticmethod
     def arrow(below, above, role: str) -> Arrow:
-        return Arrow(below.get_top(), above.get_bottom(), buff=0.08, stroke_width=EDGE_WIDTH + 1,
-                     max_tip_length_to_length_ratio=0.3, color=role_colour(role))
+        return Arrow(
+            below.get_top(),
+            above.get_bottom(),
+            buff=0.08,
+            stroke_width=EDGE_WIDTH + 1,
+            max_tip_length_to_length_ratio=0.3,
+            color=role_colour(role),
+        )
 
     def read_word(self) -> AnimationGroup:
         """The word becomes its input nodes, just above it."""
@@ -87,15 +114,19 @@ class RNNStep(VGroup):
     def update_state(self, previous: RNNStep | None) -> AnimationGroup:
         """The input goes up into the hidden layer; with a ``previous`` step, that step's hidden nodes
         travel along to this one's and take the new values there: the state handed on."""
-        arrive = (TransformFromCopy(previous.hidden_nodes, self.hidden_nodes) if previous is not None
-                  else self.hidden_nodes.create())
+        arrive = (
+            TransformFromCopy(previous.hidden_nodes, self.hidden_nodes)
+            if previous is not None
+            else self.hidden_nodes.create()
+        )
         flash = ShowPassingFlash(self.into_state.copy().set_stroke(role_colour("emphasis"), width=4), time_width=0.5)
         return AnimationGroup(GrowArrow(self.into_state), flash, arrive, run_time=1.2)
 
     def predict(self) -> AnimationGroup:
         """From the hidden layer, up to the output: the next word the network predicts."""
-        return AnimationGroup(GrowArrow(self.out_of_state), FadeIn(self.prediction, shift=0.3 * UP), lag_ratio=0.4,
-                              run_time=1.0)
+        return AnimationGroup(
+            GrowArrow(self.out_of_state), FadeIn(self.prediction, shift=0.3 * UP), lag_ratio=0.4, run_time=1.0
+        )
 
 
 class ShareBar(VGroup):
@@ -110,9 +141,14 @@ class ShareBar(VGroup):
         for i, share in enumerate(self.shares):
             size = max(share * height, 1e-3)
             picked = i == followed
-            piece = Rectangle(width=width, height=size, stroke_width=1, stroke_color=role_colour("background"),
-                              fill_color=role_colour("highlight" if picked else "muted"),
-                              fill_opacity=0.95 if picked else 0.3 + 0.15 * (i % 3))
+            piece = Rectangle(
+                width=width,
+                height=size,
+                stroke_width=1,
+                stroke_color=role_colour("background"),
+                fill_color=role_colour("highlight" if picked else "muted"),
+                fill_opacity=0.95 if picked else 0.3 + 0.15 * (i % 3),
+            )
             self.add(piece.move_to([0, bottom + size / 2, 0]))
             bottom += size
 
@@ -125,5 +161,7 @@ class ShareBar(VGroup):
         if before is None:
             return AnimationGroup(*(GrowFromEdge(piece, DOWN) for piece in self.submobjects))
         kept = len(before.submobjects)
-        return AnimationGroup(*(TransformFromCopy(before.piece(i), self.piece(i)) for i in range(kept)),
-                              *(GrowFromEdge(self.piece(i), DOWN) for i in range(kept, len(self.submobjects))))
+        return AnimationGroup(
+            *(TransformFromCopy(before.piece(i), self.piece(i)) for i in range(kept)),
+            *(GrowFromEdge(self.piece(i), DOWN) for i in range(kept, len(self.submobjects))),
+        )

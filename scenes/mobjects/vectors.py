@@ -29,9 +29,17 @@ class VectorColumn(VGroup):
     the numbers this class would write, one per shown entry, top to bottom.
     """
 
-    def __init__(self, values: Sequence[float], role: str, digits: int = 2, size: float = SMALL,
-                 max_rows: int | None = None, entries: Sequence[Text] | None = None, row_gap: float = 0.12,
-                 **kwargs):
+    def __init__(
+        self,
+        values: Sequence[float],
+        role: str,
+        digits: int = 2,
+        size: float = SMALL,
+        max_rows: int | None = None,
+        entries: Sequence[Text] | None = None,
+        row_gap: float = 0.12,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         self.values, self.role = [float(v) for v in values], role
         self.indices = shown_rows(len(self.values), max_rows)
@@ -56,8 +64,9 @@ class VectorColumn(VGroup):
         return self.entries[i]
 
     def create(self, lag_ratio: float = 0.08) -> AnimationGroup:
-        return AnimationGroup(FadeIn(self.brackets), LaggedStart(*(FadeIn(r, shift=0.1 * DOWN) for r in self.rows),
-                                                                 lag_ratio=lag_ratio))
+        return AnimationGroup(
+            FadeIn(self.brackets), LaggedStart(*(FadeIn(r, shift=0.1 * DOWN) for r in self.rows), lag_ratio=lag_ratio)
+        )
 
 
 def shown_rows(count: int, max_rows: int | None) -> list[int | None]:

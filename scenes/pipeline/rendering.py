@@ -1,0 +1,196 @@
+"""Rendering the chapters: one Manim process and media folder per chapter, as many at once as
+--jobs, their progress on stderr every 10 s, and what each one made (Rendered)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from model.console import say
+from scenes import soundtrack
+from scenes.chapters import Chapter
+from scenes.pipeline.request import MANIM_FORMAT, Request
+from scenes.source import PROJECT
+
+
+class RenderError(RuntimeError):
+    """A chapter failed to render."""
+
+
+@dataclass(frozen=True)
+class Rendered:
+    clip: Path
+    srt: Path | None
+    sections: Path | None  # Manim's folder of section clips and their index, with --sections
+    timeline: list[dict]  # the lines the scene spoke and where (none when silent)
+    seconds: float  # wall time of the chapter's Manim process
+    peak_memory_mb: float  # its largest resident memory
+
+
+def run_measured(command: list[str], cwd: Path, env: dict, logs: Path) -> tuple[int, str, str, float]:
+    """Run ``command``, its output going to files in ``logs``; its exit code, output, errors and peak
+    memory in MB (the process's own largest resident size, as the kernel reports it to wait4)."""
+    logs.mkdir(parents=True, exist_ok=True)
+    with open(logs / "stdout.txt", "w+") as out, open(logs / "stderr.txt", "w+") as err:
+        process = subprocess.Popen(command, cwd=cwd, env=env, stdout=out, stderr=err)
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return process.returncode, out.read(), err.read(), usage.ru_maxrss / 1024
+
+
+def encoder_config(request: Request, work: Path) -> Path:
+    """A Manim config file with the encoder options for this render: libx264's preset when Manim
+    writes mp4 (for mp4 and gif), Manim's defaults for its other codecs."""
+    manim_format = MANIM_FORMAT.get(request.format, request.format)
+    options = f"preset = {request.preset}\n" if manim_format == "mp4" else ""
+    path = work / f"encoder-{manim_format}.cfg"
+    path.write_text(f"[video_encoder.options]\n{options}", encoding="utf-8")
+    return path
+
+
+def scene_name(chapter: Chapter, request: Request) -> str:
+    return f"{chapter.scene}Slide" if request.slides else chapter.scene
+
+
+def render_chapter(chapter: Chapter, request: Request, trace_path: Path, work: Path) -> Rendered:
+    """Render one chapter in its own Manim process and media folder."""
+    media = work / chapter.slug
+    manim_format = MANIM_FORMAT.get(request.format, request.format)
+    command = [
+        sys.executable,
+        "-m",
+        "manim",
+        "render",
+        "--quality",
+        request.quality,
+        "--media_dir",
+        str(media),
+        "--format",
+        manim_format,
+        "--disable_caching",
+        "--progress_bar",
+        "none",
+        "--verbosity",
+        "WARNING",
+    ]
+    if request.transparent:
+        command.append("--transparent")
+    if request.sections:
+        command.append("--save_sections")
+    command += ["--config_file", str(encoder_config(request, work))]
+    # As slides, the chapter's class comes from scenes/slides.py, which makes each one a manim-slides Slide.
+    source = PROJECT / "scenes" / "slides.py" if request.slides else chapter.path
+    command += [str(source), scene_name(chapter, request)]
+    spoken = work / f"{chapter.slug}.voice"
+    env = {
+        **os.environ,
+        "ATTENTION_TRACE": str(trace_path),
+        "ATTENTION_THEME": request.theme,
+        "ATTENTION_PROGRESS": str(progress_file(work, chapter)),
+        "ATTENTION_SLIDES": str(work / "slides"),
+        "ATTENTION_VOICE": voice_source(request, work),
+        "ATTENTION_VOICE_TIMELINE": str(spoken),
+        # The same frames from every run, on every machine of a cluster: some of a scene's drawing order
+        # follows Python's set order, which a random hash seed would change from run to run.
+        "PYTHONHASHSEED": "0",
+    }
+    started = time.monotonic()
+    code, out, err, peak = run_measured(command, PROJECT, env, work / f"{chapter.slug}-logs")
+    seconds = time.monotonic() - started
+    clips = (
+        [
+            p
+            for p in (media / "videos").rglob(f"{scene_name(chapter, request)}.*")
+            if p.suffix.lstrip(".") == manim_format and p.parent.name != "sections"
+        ]
+        if code == 0
+        else []
+    )
+    if not clips:
+        tail = "\n".join((err or out).strip().splitlines()[-15:])
+        raise RenderError(f"chapter {chapter.number} failed to render:\n{tail}")
+    srt = clips[0].with_suffix(".srt")
+    sections = clips[0].parent / "sections"
+    return Rendered(
+        clips[0],
+        srt if srt.exists() else None,
+        sections if request.sections else None,
+        soundtrack.timeline(spoken),
+        seconds,
+        peak,
+    )
+
+
+def voice_source(request: Request, work: Path) -> str:
+    """ATTENTION_VOICE for the scenes: the recordings prepared in the work folder, or tts, or none."""
+    return request.voice if request.voice in ("none", "tts") else str(work / "recordings")
+
+
+def progress_file(work: Path, chapter: Chapter) -> Path:
+    return work / f"{chapter.slug}.progress"
+
+
+def steps_done(path: Path) -> str:
+    """The chapter's last "done/total" narrated steps, as its scene reported them."""
+    try:
+        lines = path.read_text(encoding="utf-8").split()
+    except OSError:
+        return "starting"
+    return f"step {lines[-1]}" if lines else "starting"
+
+
+class Progress:
+    """Which chapters are rendering, how far and for how long, on stderr every few seconds."""
+
+    def __init__(self, work: Path):
+        self.work = work
+        self.running: dict[Chapter, float] = {}
+        self.stop = threading.Event()
+        self.lock = threading.Lock()
+
+    def start(self, chapter: Chapter):
+        with self.lock:
+            self.running[chapter] = time.monotonic()
+        say(f"  chapter {chapter.number}: rendering")
+
+    def done(self, chapter: Chapter):
+        with self.lock:
+            elapsed = time.monotonic() - self.running.pop(chapter)
+        say(f"  chapter {chapter.number}: done in {elapsed:.0f}s")
+
+    def report(self):
+        while not self.stop.wait(10):
+            with self.lock:
+                now = time.monotonic()
+                busy = ", ".join(
+                    f"chapter {c.number} {steps_done(progress_file(self.work, c))} {now - t:.0f}s"
+                    for c, t in self.running.items()
+                )
+            if busy:
+                say(f"  rendering: {busy}")
+
+
+def render_all(request: Request, todo: list[Chapter], trace_path: Path, work: Path) -> dict[str, Rendered]:
+    progress = Progress(work)
+    reporter = threading.Thread(target=progress.report, daemon=True)
+    reporter.start()
+
+    def job(chapter: Chapter):
+        progress.start(chapter)
+        result = render_chapter(chapter, request, trace_path, work)
+        progress.done(chapter)
+        return chapter.slug, result
+
+    try:
+        with ThreadPoolExecutor(request.jobs) as pool:
+            return dict(pool.map(job, todo))
+    finally:
+        progress.stop.set()
