@@ -1,8 +1,8 @@
 """What the voice costs (issue 41), in one run: each engine's synthesis time per second of speech, and
 the voiced explainer's render time against the silent one.
 
-    .venv/bin/python benchmarks/voice_speed.py                                  # 480p, all chapters
-    .venv/bin/python benchmarks/voice_speed.py --quality l h --chapters 4,5     # 480p and 1080p
+    .venv/bin/python benchmarks/voice_speed.py                          # 480p, all chapters
+    .venv/bin/python benchmarks/voice_speed.py --render l:1-11 h:4,5    # and 1080p60, chapters 4 and 5
 
 Synthesis: every narrated line of the chapters (``./render.sh script``), in each language, spoken by
 its engine into an empty cache; the engine's start-up (loading the voice) is counted once.
@@ -74,8 +74,15 @@ def render(quality: str, chapters: str, voice: str, out: Path, cache: Path) -> d
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--quality", nargs="+", default=["l"], help="Manim quality letters (default: l)")
-    p.add_argument("--chapters", default="1-11")
+    p.add_argument("--chapters", default="1-11", help="the chapters whose lines are synthesized (default: all)")
+    p.add_argument(
+        "--render",
+        nargs="+",
+        default=["l:1-11"],
+        metavar="QUALITY:CHAPTERS",
+        help="the renders, each silent then voiced, e.g. l:1-11 h:4,5 (default: l:1-11)",
+    )
+    p.add_argument("--keep", help="a folder to keep the renders in (for benchmarks/frame_use.py, say)")
     args = p.parse_args()
     with tempfile.TemporaryDirectory(prefix="voice-bench-") as tmp:
         folder = Path(tmp)
@@ -88,13 +95,14 @@ def main() -> None:
                 f"{row['wall'] / row['speech']:.3f} |",
                 flush=True,
             )
-        print("\n| quality | voice | video (s) | render (s) | render / video |\n|---|---|---|---|---|")
-        for quality in args.quality:
+        print("\n| quality:chapters | voice | video (s) | render (s) | render / video |\n|---|---|---|---|---|")
+        for spec in args.render:
+            quality, chapters = spec.split(":")
             for voice in ("none", "tts"):
-                row = render(quality, args.chapters, voice, folder / f"{quality}-{voice}", folder / f"cache-{quality}")
+                out = Path(args.keep or folder) / f"{quality}-{chapters}-{voice}"
+                row = render(quality, chapters, voice, out, folder / f"cache-{quality}")
                 print(
-                    f"| {quality} | {voice} | {row['video']:.1f} | {row['wall']:.1f} | "
-                    f"{row['wall'] / row['video']:.3f} |",
+                    f"| {spec} | {voice} | {row['video']:.1f} | {row['wall']:.1f} | {row['wall'] / row['video']:.3f} |",
                     flush=True,
                 )
 

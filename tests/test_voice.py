@@ -97,12 +97,12 @@ def bursts(rate: int, level: float) -> np.ndarray:
 
 
 @pytest.mark.parametrize("rate, level", [(22050, 0.05), (24000, 0.9), (44100, 0.3)])
-def test_a_prepared_line_is_trimmed_48khz_at_minus_16_lufs_with_peaks_under_minus_1_dbtp(rate, level):
+def test_a_prepared_line_is_trimmed_48khz_at_minus_16_lufs_with_peaks_under_minus_2_dbtp(rate, level):
     line = prepared(bursts(rate, level), rate)
     speech = 3 * 0.4 + 2 * 0.15
     assert speech < len(line) / SAMPLE_RATE < speech + 0.1  # the half seconds of silence are gone
     assert abs(loudness(line) + 16) < 0.5
-    assert true_peak_db(line) <= -1.4
+    assert true_peak_db(line) <= -1.9
 
 
 @needs_voices
@@ -180,13 +180,13 @@ def ebur128(clip: Path) -> tuple[float, float]:
 @pytest.fixture(scope="module")
 def voiced(tmp_path_factory):
     """Chapters 4 and 5 voiced in Chinese with their step clips, then chapter 4 again as webm (its voice
-    from the cache), and chapter 10 as mov."""
+    from the cache), and chapter 10 in English as mov."""
     folder = tmp_path_factory.mktemp("voiced")
     renders = {}
     for name, args in [
         ("mp4", ["--chapters", "4,5", "--sections"]),
         ("webm", ["--chapters", "4", "--format", "webm"]),
-        ("mov", ["--chapters", "10", "--format", "mov"]),
+        ("mov", ["--chapters", "10", "--lang", "en", "--format", "mov"]),
     ]:
         result = run_module("scenes.render", *args, "--voice", "tts", "--out", name, cwd=folder)
         assert result.returncode == 0, result.stderr
@@ -231,7 +231,7 @@ def chapter_lines(number: int) -> int:
 @needs_voices
 @pytest.mark.slow
 def test_the_explainer_is_at_minus_16_lufs_with_true_peaks_under_minus_1_dbtp(voiced):
-    for name in ("mp4", "webm"):
+    for name in ("mp4", "webm", "mov"):  # Chinese, and English in the mov
         integrated, peak = ebur128(voiced[name][0] / f"explainer.{name}")
         assert abs(integrated + 16) <= 1, (name, integrated)
         assert peak <= -1, (name, peak)
