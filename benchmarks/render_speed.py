@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/render_speed.py --quality l      # 480p15
     .venv/bin/python benchmarks/render_speed.py --quality h      # 1080p60 (about half an hour)
 
-Ours: `./render.sh` (the pipeline: chapters in parallel, the project's encoder settings) into a
+Ours: `./render.sh --voice none` (silent, as plain Manim is; the pipeline: chapters in parallel, the project's encoder settings) into a
 fresh folder, then the same command again (everything reused), and a Trace for a new sentence.
 Plain Manim: `manim render -q<quality>` of each chapter one after the other, with Manim's default
 encoder settings (libx264 preset medium, crf 23) and its own caching, from a folder without our
@@ -34,7 +34,7 @@ from scenes.render import QUALITIES, run_measured  # noqa: E402
 def ours(out: Path, quality: str) -> tuple[float, dict]:
     started = time.monotonic()
     subprocess.run(
-        [sys.executable, "-m", "scenes.render", "--quality", quality, "--out", str(out)],
+        [sys.executable, "-m", "scenes.render", "--quality", quality, "--voice", "none", "--out", str(out)],
         cwd=PROJECT,
         check=True,
         stderr=subprocess.DEVNULL,
