@@ -4,7 +4,8 @@
     .venv/bin/python benchmarks/render_speed.py --quality h      # 1080p60 (about half an hour)
 
 Ours: `./render.sh --voice none` (silent, as plain Manim is; the pipeline: chapters in parallel, the
-project's encoder settings) into a fresh folder, then the same command again (everything reused), and a Trace for a new sentence.
+project's encoder settings) into a fresh folder, then the same command again (everything reused),
+and a Trace for a new sentence.
 Plain Manim: `manim render -q<quality>` of each chapter one after the other, with Manim's default
 encoder settings (libx264 preset medium, crf 23) and its own caching, from a folder without our
 manim.cfg. Prints a table per chapter and in total: video seconds, wall seconds, wall/video,
