@@ -31,7 +31,7 @@ from pathlib import Path
 from model.cli import Parser, UsageError
 from model.console import say
 from model.files import sentence_folder
-from scenes import render, soundtrack
+from scenes import render
 from scenes.chapters import Chapter
 from scenes.source import PROJECT
 
@@ -163,20 +163,10 @@ class Scheduler:
         job.work = work / f"job-{job.number}"
         job.work.mkdir()
         request = job.request
-        job.trace = render.build_trace(request, job.work)
-        problem = render.undrawable(job.trace["tokens"])
-        if problem:
-            raise UsageError(problem)
-        if request.voice not in ("none", "tts"):
-            lines = render.script_lines(request.chapters, job.work / "trace.json", job.work, 1)
-            soundtrack.prepare_recordings(Path(request.voice), lines, job.work / "recordings")
-        job.old = render.previous_chapters(request.out) if request.out.exists() else {}
+        job.trace = render.checked_trace(request, job.work, 1)
+        job.old = render.previous_chapters(request.out)
         job.keys = {c.slug: render.chapter_key(c, request, job.trace) for c in request.chapters}
-        job.todo = [
-            c
-            for c in request.chapters
-            if request.slides or not render.reusable(job.old.get(c.slug), job.keys[c.slug], request.out)
-        ]
+        job.todo = render.to_render(request, job.old, job.keys)
         job.pending = len(job.todo)
 
     def render_chapter(self, job: Job, chapter: Chapter) -> render.Rendered:
@@ -188,12 +178,7 @@ class Scheduler:
         request = job.request
         with render.output_lock(request.out):
             render.sweep_leftovers(request.out)
-            staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=request.out))
-            try:
-                render.stage(request, job.trace, job.rendered, job.old, job.keys, staging, job.work)
-                render.publish(staging, request.out)
-            finally:
-                shutil.rmtree(staging, ignore_errors=True)
+            render.stage_and_publish(request, job.trace, job.rendered, job.old, job.keys, job.work)
         job.published = True
 
     def finish(self, job: Job) -> None:

@@ -38,7 +38,7 @@ from pathlib import Path
 from model.cli import USAGE_ERROR, Parser, UsageError, language, sentence_and_language
 from model.console import interrupt, say
 from scenes import soundtrack
-from scenes.chapters import CHAPTERS
+from scenes.chapters import CHAPTERS, Chapter
 from scenes.pipeline.keys import chapter_key, previous_chapters, reusable
 from scenes.pipeline.keys import drawing_sources as drawing_sources
 from scenes.pipeline.narration import script_lines
@@ -120,34 +120,17 @@ def run(request: Request) -> Path:
     with tempfile.TemporaryDirectory(prefix=f"{WORK_PREFIX}{os.getpid()}-") as tmp:
         work = Path(tmp)
         say(f"building the trace for {request.sentence!r}")
-        trace = build_trace(request, work)  # a refused sentence stops here, before anything is written
-        problem = undrawable(trace["tokens"])
-        if problem:
-            raise UsageError(problem)
-        if request.voice not in ("none", "tts"):  # every recording checked before anything is written
-            say(f"checking the recordings in {request.voice}")
-            lines = script_lines(request.chapters, work / "trace.json", work, request.jobs)
-            soundtrack.prepare_recordings(Path(request.voice), lines, work / "recordings")
+        trace = checked_trace(request, work, request.jobs)
         with output_lock(request.out):
             sweep_leftovers(request.out)
             old = previous_chapters(request.out)
             keys = {c.slug: chapter_key(c, request, trace) for c in request.chapters}
-            # A deck needs every chapter's slides, which only a render makes: with --slides nothing is reused.
-            todo = [
-                c
-                for c in request.chapters
-                if request.slides or not reusable(old.get(c.slug), keys[c.slug], request.out)
-            ]
+            todo = to_render(request, old, keys)
             for chapter in request.chapters:
                 if chapter not in todo:
                     say(f"  chapter {chapter.number}: unchanged, reused")
             rendered = render_all(request, todo, work / "trace.json", work)
-            staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=request.out))
-            try:  # a failure here (a full disk) leaves the previous output as it was
-                entries = stage(request, trace, rendered, old, keys, staging, work)
-                publish(staging, request.out)
-            finally:
-                shutil.rmtree(staging, ignore_errors=True)
+            entries = stage_and_publish(request, trace, rendered, old, keys, work)
     spoken = [line for done in rendered.values() for line in done.timeline]
     if request.voice == "tts" and spoken:
         made = sum(line["synthesized"] for line in spoken)
@@ -156,6 +139,38 @@ def run(request: Request) -> Path:
     for entry in entries:
         say(f"  {entry['file']}  {entry['duration']:.1f}s")
     return request.out
+
+
+def checked_trace(request: Request, work: Path, jobs: int) -> dict:
+    """The Trace (in work/trace.json), the sentence checked drawable and a teacher's recordings checked
+    and prepared: a refused sentence or a bad recording stops here, before anything is written."""
+    trace = build_trace(request, work)
+    problem = undrawable(trace["tokens"])
+    if problem:
+        raise UsageError(problem)
+    if request.voice not in ("none", "tts"):
+        say(f"checking the recordings in {request.voice}")
+        lines = script_lines(request.chapters, work / "trace.json", work, jobs)
+        soundtrack.prepare_recordings(Path(request.voice), lines, work / "recordings")
+    return trace
+
+
+def to_render(request: Request, old: dict[str, dict], keys: dict[str, str]) -> list[Chapter]:
+    """The chapters whose published clip cannot be reused. A deck needs every chapter's slides, which
+    only a render makes: with --slides nothing is reused."""
+    return [c for c in request.chapters if request.slides or not reusable(old.get(c.slug), keys[c.slug], request.out)]
+
+
+def stage_and_publish(request: Request, trace: dict, rendered: dict, old: dict, keys: dict, work: Path) -> list[dict]:
+    """Every output staged beside the output folder, then published; a failure while staging (a full
+    disk) leaves the previous output as it was. The caller holds the output's lock."""
+    staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=request.out))
+    try:
+        entries = stage(request, trace, rendered, old, keys, staging, work)
+        publish(staging, request.out)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return entries
 
 
 def write_script(argv: list[str]) -> None:
