@@ -79,6 +79,14 @@ def interrupt(out: Path, how: signal.Signals, delay: float) -> int:
     return process.returncode
 
 
+def isolate_work_folders(folder: Path) -> None:
+    """Renders here, and the check of what they left, use their own temporary folder: work folders
+    that other programs' killed renders leave in the system's one are not this run's to count."""
+    folder.mkdir()
+    os.environ["TMPDIR"] = str(folder)
+    tempfile.tempdir = str(folder)
+
+
 def main(argv: list[str] | None = None) -> int:
     options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     options.add_argument("--runs", type=int, default=20)
@@ -87,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     randomness = random.Random(args.seed)
     failures = 0
     with tempfile.TemporaryDirectory() as tmp:
+        isolate_work_folders(Path(tmp) / "tmp")
         out = Path(tmp) / "out"
         duration = full_render(out, GOOD)
         good = fingerprint(out)

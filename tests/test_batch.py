@@ -65,23 +65,27 @@ def test_the_same_batch_on_a_local_ray_cluster_gives_the_same_outputs(local, tmp
     assert result.returncode == 1, result.stderr
     ours, theirs = published(folder), published(tmp_path)
     assert set(ours) == set(theirs)
-    for name in ours:  # the same pictures (two renders' files differ in their muxer's metadata, not their frames)
+    for name in ours:
         assert [c["frames"] for c in ours[name]["chapters"]] == [c["frames"] for c in theirs[name]["chapters"]]
         for chapter in ours[name]["chapters"]:
-            assert frame_digests(folder / "out" / name / chapter["file"]) == frame_digests(
-                tmp_path / "out" / name / chapter["file"]
-            )
+            ours_clip, theirs_clip = folder / "out" / name / chapter["file"], tmp_path / "out" / name / chapter["file"]
+            assert lowest_psnr(ours_clip, theirs_clip) >= SAME_PICTURE_DB, chapter["file"]
 
 
-def frame_digests(clip: Path) -> list[str]:
-    """The MD5 of every decoded frame of ``clip``."""
-    result = subprocess.run(
-        ["ffmpeg", "-v", "error", "-i", str(clip), "-map", "0:v", "-f", "framemd5", "-"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return [line.split(",")[-1].strip() for line in result.stdout.splitlines() if not line.startswith("#")]
+# Two renders of one chapter can differ by a level in a pixel or two (floating-point sums in the
+# drawing), so pictures are compared by their PSNR: a frame pair is the same picture at 50 dB or more.
+# Measured: two renders of chapter 10 meet at 103 dB at worst (inf where identical); the same chapter
+# for two different sentences at 19 dB.
+SAME_PICTURE_DB = 50.0
+
+
+def lowest_psnr(first: Path, second: Path) -> float:
+    """The lowest PSNR (dB) over the frame pairs of two clips of the same length."""
+    command = ["ffmpeg", "-v", "error", "-i", str(first), "-i", str(second), "-lavfi", "psnr=stats_file=-"]
+    result = subprocess.run([*command, "-f", "null", "-"], capture_output=True, text=True, check=True)
+    values = [line.split("psnr_avg:")[1].split()[0] for line in result.stdout.splitlines() if "psnr_avg:" in line]
+    assert values, result.stdout + result.stderr
+    return min(float(v) for v in values)
 
 
 def test_every_line_is_checked_before_any_work_and_a_bad_one_named_by_its_number(tmp_path):
