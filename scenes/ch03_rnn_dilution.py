@@ -92,8 +92,9 @@ class RNNDilution(ExplainerScene):
         return label(self.say(key), SMALL, role).move_to([right, y, 0], aligned_edge=RIGHT + edge)
 
     def read_the_first_word(self):
-        """The sentence stands along the bottom, each word turned into its input nodes; the first copy
-        takes its word's in and predicts the next word."""
+        """The sentence stands along the bottom, each word turned into its input nodes under its copy
+        of the network, whose hidden layer waits empty; the first copy takes its word's in and
+        predicts the next word."""
         self.lay_out()
         self.skipped = VGroup()
         for column, slot in enumerate(self.slots):
@@ -109,7 +110,11 @@ class RNNDilution(ExplainerScene):
         first = self.steps[0]
         with self.narration("ch03.one"):
             self.play(FadeIn(words, lag_ratio=0.1), run_time=1.0)
-            self.play(*(step.read_word() for step in self.steps.values()), FadeIn(self.names["input"]))
+            self.play(
+                *(step.read_word() for step in self.steps.values()),
+                *(FadeIn(step.empty_state()) for step in self.steps.values()),
+                FadeIn(self.names["input"]),
+            )
             self.play(first.update_state(None), FadeIn(self.names["state"]))
             self.play(first.predict(), FadeIn(self.names["prediction"]))
 

@@ -29,7 +29,7 @@ from scenes.math import formula
 from scenes.mobjects import Plot, bar, emphasise, label
 from scenes.theme import HEADING, LABEL, SMALL, role_colour
 
-CHART = {"left": -5.0, "right": 4.2, "bottom": -2.4, "top": 2.4}
+CHART = {"left": -5.7, "right": 4.9, "bottom": -2.4, "top": 2.45}
 PANELS = {"unscaled": -3.45, "scaled": 3.45}  # centres of the two softmax panels
 BARS = {"base": -1.85, "height": 3.9, "width": 0.52, "step": 0.7}
 COLUMNS = (-5.5, -3.2, -0.7, 1.9, 4.6)  # the table's columns: d_k, two largest weights, two gradients
@@ -114,14 +114,25 @@ class SqrtDk(ExplainerScene):
                 for row in self.rows
             )
         )
+        # each point's measured variance written beside it, below the dashed line (clear of the tick
+        # labels at the left): read along the chart, every one is close to its d_k; the last, which the
+        # narration names, larger and above its point
         last = self.rows[-1]
-        number = self.shown("variance last", last["score_variance"], 1, LABEL, "highlight")
-        number.next_to(self.measured[-1], UP + LEFT, buff=0.1)
+        numbers = VGroup(
+            *(
+                self.shown(f"variance {row['d_k']}", row["score_variance"], 1, SMALL, "highlight").next_to(
+                    dot, DOWN + RIGHT, buff=0.05
+                )
+                for row, dot in zip(self.rows[:-1], self.measured)
+            ),
+            self.shown("variance last", last["score_variance"], 1, LABEL, "highlight").next_to(
+                self.measured[-1], UP + LEFT, buff=0.1
+            ),
+        )
         with self.narration("ch09.variance", d_k=last["d_k"], variance=f"{last['score_variance']:.1f}"):
             self.play(FadeIn(axes), Create(reference), FadeIn(tag))
-            for dot in self.measured:
-                self.play(FadeIn(dot, scale=2), run_time=0.4)
-            self.play(FadeIn(number))
+            for dot, value in zip(self.measured, numbers):
+                self.play(FadeIn(dot, scale=2), FadeIn(value), run_time=0.4)
 
     def scaled_variance_stays(self):
         dots = VGroup(

@@ -107,6 +107,10 @@ class RNNStep(VGroup):
             color=role_colour(role),
         )
 
+    def empty_state(self) -> VGroup:
+        """The hidden layer before this copy has run: its nodes' outlines, empty."""
+        return self.hidden_nodes.copy().set_fill(opacity=0).set_stroke(opacity=0.6)
+
     def read_word(self) -> AnimationGroup:
         """The word becomes its input nodes, just above it."""
         return AnimationGroup(self.input_nodes.create(), run_time=0.8)
