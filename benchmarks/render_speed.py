@@ -9,7 +9,8 @@ and a Trace for a new sentence.
 Plain Manim: `manim render -q<quality>` of each chapter one after the other, with Manim's default
 encoder settings (libx264 preset medium, crf 23) and its own caching, from a folder without our
 manim.cfg. Prints a table per chapter and in total: video seconds, wall seconds, wall/video,
-peak memory of the chapter's process, file size; then the ratios.
+peak memory of the chapter's process, file size, and how alike ours and plain Manim's pictures are
+(SSIM of every tenth frame pair: the mean and the lowest); then the ratios.
 """
 
 from __future__ import annotations
@@ -70,7 +71,23 @@ def plain_manim(chapter, quality: str, trace: Path, folder: Path) -> dict:
     (clip,) = [
         p for p in (folder / "media" / "videos").rglob(f"{chapter.scene}.mp4") if p.parent.name != "partial_movie_files"
     ]
-    return {"wall": wall, "peak_mb": peak, "bytes": clip.stat().st_size, "video": probe(clip)["duration"]}
+    return {"wall": wall, "peak_mb": peak, "bytes": clip.stat().st_size, "video": probe(clip)["duration"], "clip": clip}
+
+
+SAMPLE_EVERY = 10  # frames: SSIM of every tenth frame pair, across the whole chapter
+
+
+def similarity(ours_clip: Path, manim_clip: Path) -> tuple[float, float]:
+    """SSIM of the two clips' frames at the same timestamps: the mean and the lowest frame pair."""
+    graph = f"[0:v]framestep={SAMPLE_EVERY}[a];[1:v]framestep={SAMPLE_EVERY}[b];[a][b]ssim=stats_file=-"
+    result = subprocess.run(
+        ["ffmpeg", "-v", "error", "-i", str(ours_clip), "-i", str(manim_clip), "-lavfi", graph, "-f", "null", "-"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    frames = [float(line.split("All:")[1].split()[0]) for line in result.stdout.splitlines() if "All:" in line]
+    return sum(frames) / len(frames), min(frames)
 
 
 def trace_seconds() -> float:
@@ -130,12 +147,15 @@ def main(argv: list[str] | None = None) -> int:
                     "Manim wall/video",
                     "Manim peak MB",
                     "Manim MB",
+                    "SSIM mean / lowest",
                 ]
             )
         )
-        print(row(["---"] * 10))
+        print(row(["---"] * 11))
+        alike = {}
         for entry in manifest["chapters"]:
             plain = baseline[entry["slug"]]
+            alike[entry["slug"]] = similarity(tmp / "ours" / entry["file"], plain["clip"])
             print(
                 row(
                     [
@@ -149,6 +169,7 @@ def main(argv: list[str] | None = None) -> int:
                         f"{plain['wall'] / plain['video']:.2f}",
                         f"{plain['peak_mb']:.0f}",
                         f"{plain['bytes'] / 1e6:.1f}",
+                        "{:.3f} / {:.3f}".format(*alike[entry["slug"]]),
                     ]
                 )
             )
@@ -169,6 +190,7 @@ def main(argv: list[str] | None = None) -> int:
                     f"{manim_wall / video:.2f}",
                     f"{max(p['peak_mb'] for p in baseline.values()):.0f}",
                     f"{manim_bytes / 1e6:.1f}",
+                    f"{min(mean for mean, _ in alike.values()):.3f} / {min(low for _, low in alike.values()):.3f}",
                 ]
             )
         )
