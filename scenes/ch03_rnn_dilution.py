@@ -108,19 +108,22 @@ class RNNDilution(ExplainerScene):
         words = VGroup(*(step.word for step in self.steps.values()), *(dots[0] for dots in self.skipped))
         self.names = self.tags()
         first = self.steps[0]
+        self.empty = {t: step.empty_state() for t, step in self.steps.items()}
         with self.narration("ch03.one"):
             self.play(FadeIn(words, lag_ratio=0.1), run_time=1.0)
             self.play(
                 *(step.read_word() for step in self.steps.values()),
-                *(FadeIn(step.empty_state()) for step in self.steps.values()),
+                *(FadeIn(outlines) for outlines in self.empty.values()),
                 FadeIn(self.names["input"]),
+                FadeIn(self.names["state"]),
             )
-            self.play(first.update_state(None), FadeIn(self.names["state"]))
+            self.play(first.update_state(None), FadeOut(self.empty[0]))
             self.play(first.predict(), FadeIn(self.names["prediction"]))
 
     def hand_the_state_on(self):
         """Copy after copy: the hidden layer travels along an arrow into the next copy, where it meets
-        the next word; across a "⋯" it passes the steps drawn as one."""
+        the next word and takes the place of the empty outlines; across a "⋯" it passes the steps drawn
+        as one."""
         self.handoffs = VGroup()
         gaps = iter(self.skipped)
         with self.narration("ch03.loop"):
@@ -137,7 +140,7 @@ class RNNDilution(ExplainerScene):
                 step = self.steps[slot]
                 source = (dots, 0.0) if dots is not None else (previous.hidden_nodes, BAR_ROOM)
                 self.play(GrowArrow(self.handoff(*source, step.hidden_nodes)), run_time=0.5)
-                self.play(step.update_state(previous), run_time=1.0)
+                self.play(step.update_state(previous), FadeOut(self.empty[slot]), run_time=1.0)
                 self.play(step.predict(), run_time=0.5)
                 previous, dots = step, None
 
