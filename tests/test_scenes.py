@@ -45,6 +45,20 @@ from scenes.strings import STRINGS
 from scenes.strings import written as written_sentence
 from scenes.theme import LABEL, SMALLEST_PIXELS, FontError, Theme, font_for, pixels_high, theme, value_colour
 
+EVERY_CHAPTER = [
+    NetworkBasics,
+    ScaleProblem,
+    RNNDilution,
+    AttentionNodes,
+    MultiCopyInference,
+    Training,
+    KVCache,
+    TransformerContributions,
+    SqrtDk,
+    MultiHead,
+    EncoderDecoder,
+]
+
 
 def test_a_node_layer_exposes_its_nodes_and_values():
     layer = NodeLayer([0.5, -1.0, 2.0], "query", show_values=True)
@@ -606,22 +620,7 @@ def grown_from_nothing(animation) -> list[str]:
     return walk(animation.mobject, animation.target_mobject, type(animation.target_mobject).__name__)
 
 
-@pytest.mark.parametrize(
-    "chapter",
-    [
-        NetworkBasics,
-        ScaleProblem,
-        RNNDilution,
-        AttentionNodes,
-        MultiCopyInference,
-        Training,
-        KVCache,
-        TransformerContributions,
-        SqrtDk,
-        MultiHead,
-        EncoderDecoder,
-    ],
-)
+@pytest.mark.parametrize("chapter", EVERY_CHAPTER)
 @pytest.mark.parametrize("look", ["dark", "light"])
 @pytest.mark.slow
 def test_a_full_run_narrates_as_many_lines_as_the_progress_total_says_and_draws_in_the_themes_colours(
@@ -796,22 +795,7 @@ def crowding_the_title(scene, boxes, gap: float = 0.15) -> set[str]:
     }
 
 
-@pytest.mark.parametrize(
-    "chapter",
-    [
-        NetworkBasics,
-        ScaleProblem,
-        RNNDilution,
-        AttentionNodes,
-        MultiCopyInference,
-        Training,
-        KVCache,
-        TransformerContributions,
-        SqrtDk,
-        MultiHead,
-        EncoderDecoder,
-    ],
-)
+@pytest.mark.parametrize("chapter", EVERY_CHAPTER)
 @pytest.mark.parametrize(
     "sentence, lang",
     [
@@ -858,21 +842,7 @@ def written(monkeypatch) -> list[str]:
 
 
 # Chapter 11 shows the translator's Chinese source sentence: Chinese there is the data, not the language.
-@pytest.mark.parametrize(
-    "chapter",
-    [
-        NetworkBasics,
-        ScaleProblem,
-        RNNDilution,
-        AttentionNodes,
-        MultiCopyInference,
-        Training,
-        KVCache,
-        TransformerContributions,
-        SqrtDk,
-        MultiHead,
-    ],
-)
+@pytest.mark.parametrize("chapter", EVERY_CHAPTER[:-1])
 @pytest.mark.slow
 def test_an_english_chapter_puts_no_chinese_on_screen(english_sentence, written, chapter):
     run(chapter)
