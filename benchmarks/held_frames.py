@@ -1,6 +1,7 @@
-"""What converting held frames once buys (issue 42, scenes/encoding.py), in one run: a chapter rendered
-by plain Manim with Manim's own frame writer, then with ours, one after the other; wall and CPU
-seconds, file sizes, and the SSIM of the two videos (every frame compared).
+"""What our held frames buy (issue 42, scenes/encoding.py and scenes/skip_frames.py), in one run: a
+chapter rendered with Manim's own segment encoder, then with ours, one after the other, both with the
+pipeline's encoder settings (libx264 preset and frame threads); wall and CPU seconds, file sizes, and
+the SSIM of the two videos (every frame compared).
 
     .venv/bin/python benchmarks/held_frames.py --quality h --chapters 9,10
 """
@@ -21,22 +22,30 @@ PROJECT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT))
 
 from scenes.chapters import BY_NUMBER  # noqa: E402
+from scenes.pipeline.request import DEFAULT_PRESET  # noqa: E402
 
-# Runs Manim with our frame writer, or with Manim's own put back after the scenes installed ours.
+# Runs Manim with our segment encoder, or with Manim's own put back after the scenes installed ours.
 BOOTSTRAP = """
 import sys
 from manim.scene.video_segment_encoder import VideoSegmentEncoder
-manims_own = VideoSegmentEncoder.write_frame
+manims_own = VideoSegmentEncoder.write_frame, VideoSegmentEncoder.finish
 import scenes.base
 if sys.argv[1] == "manim":
-    VideoSegmentEncoder.write_frame = manims_own
+    VideoSegmentEncoder.write_frame, VideoSegmentEncoder.finish = manims_own
 from manim.__main__ import main
 sys.argv = ["manim", *sys.argv[2:]]
 main()
 """
 
 
-def render(writer: str, chapter, quality: str, media: Path) -> tuple[float, float, Path]:
+def encoder_settings(folder: Path) -> Path:
+    """The config file the pipeline gives Manim for mp4 (its default preset)."""
+    path = folder / "encoder.cfg"
+    path.write_text(f"[video_encoder.options]\npreset = {DEFAULT_PRESET}\nthread_type = frame\n", encoding="utf-8")
+    return path
+
+
+def render(writer: str, chapter, quality: str, media: Path, settings: Path) -> tuple[float, float, Path]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
     subprocess.run(
@@ -54,6 +63,8 @@ def render(writer: str, chapter, quality: str, media: Path) -> tuple[float, floa
             "none",
             "-v",
             "WARNING",
+            "--config_file",
+            str(settings),
             str(chapter.path),
             chapter.scene,
         ],
@@ -83,10 +94,11 @@ def main() -> None:
     args = p.parse_args()
     print("| chapter | writer | wall (s) | CPU (s) | size (MB) | SSIM to Manim's |\n|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory(prefix="held-frames-") as tmp:
+        settings = encoder_settings(Path(tmp))
         for number in map(int, args.chapters.split(",")):
             chapter = BY_NUMBER[number]
             results = {
-                writer: render(writer, chapter, args.quality, Path(tmp) / f"{number}-{writer}")
+                writer: render(writer, chapter, args.quality, Path(tmp) / f"{number}-{writer}", settings)
                 for writer in ("manim", "ours")
             }
             for writer, (wall, cpu, video) in results.items():

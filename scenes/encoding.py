@@ -1,11 +1,17 @@
 """Held frames nearly free (issue 42).
 
 When nothing moves (a ``wait``, a step held for its narration), Manim draws the frame once and hands
-it to the encoder with ``repeat=n``; its encoder then makes an RGBA frame and converts it to the
-codec's pixel format n times, which at 1080p costs more than drawing. Here the frame is made and
-converted once and the same converted picture is encoded n times, each with its own timestamp: the
-same pixels reach the codec, at a fraction of the cost. Installed by ``scenes.base`` for every
-chapter; Manim's API at the scenes is unchanged.
+it to its segment encoder with ``repeat=n``; that encoder then makes an RGBA frame, converts it to
+the codec's pixel format and encodes it n times, which at 1080p costs more than drawing. Here:
+
+- the frame is made and converted once, whatever the codec;
+- with libx264, a segment that opens on a held frame (Manim gives every frozen ``wait`` a segment of
+  its own) has x264 encode that picture for its first REFINING_FRAMES frames, and the rest become
+  skip frames repeating the last, written into the stream when the segment closes
+  (``scenes.skip_frames``: constant frame rate, checked before first use); otherwise the codec
+  encodes every repeat.
+
+Installed by ``scenes.base`` for every chapter; Manim's API at the scenes is unchanged.
 """
 
 from __future__ import annotations
@@ -15,24 +21,76 @@ from fractions import Fraction
 import av
 from manim.scene.video_segment_encoder import VideoSegmentEncoder
 
+from scenes.skip_frames import REFINING_FRAMES, SkipFrames, still_frames
+
+
+def time_base(encoder: VideoSegmentEncoder) -> Fraction:
+    return Fraction(encoder.spec.frame_rate.denominator, encoder.spec.frame_rate.numerator)
+
+
+def encode(encoder: VideoSegmentEncoder, frame: av.VideoFrame, repeat: int) -> None:
+    """Encode the converted ``frame`` ``repeat`` times at the next timestamps."""
+    for _ in range(repeat):
+        frame.pts = encoder._next_pts  # the codec keeps its own reference: the next repeat may reuse the frame
+        frame.time_base = time_base(encoder)
+        encoder._next_pts += 1
+        for packet in encoder._stream.encode(frame):
+            encoder._container.mux(packet)
+
 
 def write_frame(self: VideoSegmentEncoder, pixels, *, repeat: int = 1) -> None:
-    """VideoSegmentEncoder.write_frame, converting the frame once for all its repeats."""
+    """VideoSegmentEncoder.write_frame: each frame converted once, a segment's opening hold as skip frames."""
     self._validate_frame(pixels, repeat)
-    time_base = Fraction(self.spec.frame_rate.denominator, self.spec.frame_rate.numerator)
     try:
         frame = av.VideoFrame.from_ndarray(pixels, format="rgba")
         if self._stream.pix_fmt != "rgba":
             frame = frame.reformat(format=self._stream.pix_fmt)
-        for _ in range(repeat):
-            frame.pts = self._next_pts  # the codec keeps its own reference: the next repeat may reuse the frame
-            frame.time_base = time_base
-            self._next_pts += 1
-            for packet in self._stream.encode(frame):
+        held = getattr(self, "held", None)
+        if held is not None:  # not a frozen segment after all: the codec encodes the repeats held back
+            self.held = None
+            encode(self, *held)
+        skips = None
+        if repeat > REFINING_FRAMES and self._next_pts == 0 and self.spec.codec == "libx264":
+            for packet in still_frames(self._stream, frame, 0, REFINING_FRAMES):
                 self._container.mux(packet)
+            self._next_pts = REFINING_FRAMES
+            repeat -= REFINING_FRAMES
+            skips = SkipFrames.for_stream(self.spec, bytes(self._stream.codec_context.extradata or b""))
+        if skips is None:
+            encode(self, frame, repeat)
+        else:
+            self.held = (frame, repeat)
+            self.skips = skips
     except BaseException as error:
         raise self._operation_error("encode", error) from error
 
 
+def finish(self: VideoSegmentEncoder) -> None:
+    """VideoSegmentEncoder.finish, with a held picture's skip frames after the codec's last packet."""
+    if self._closed:
+        return
+    self._closed = True
+    held, self.held = getattr(self, "held", None), None
+    first_error: Exception | None = None
+    try:
+        try:
+            for packet in self._stream.encode():
+                self._container.mux(packet)
+            if held is not None:
+                for packet in self.skips.packets(self._next_pts, held[1], self._stream):
+                    self._container.mux(packet)
+        except Exception as error:
+            first_error = error
+    finally:
+        try:
+            self._container.close()
+        except Exception as error:
+            if first_error is None:
+                first_error = error
+    if first_error is not None:
+        raise self._operation_error("finish", first_error) from first_error
+
+
 def convert_held_frames_once() -> None:
     VideoSegmentEncoder.write_frame = write_frame
+    VideoSegmentEncoder.finish = finish

@@ -43,6 +43,15 @@ def test_a_chapter_renders_with_its_subtitles_key_frame_trace_and_manifest(rende
         duration = float(clip.duration / av.time_base)
     assert frames == chapter["frames"]
     assert abs(duration - chapter["duration"]) < 0.1
+    # held frames are written as skip frames (scenes/skip_frames.py): the clip still has every frame at
+    # 15 fps, and FFmpeg decodes all of it without an error
+    assert abs(frames - duration * 15) <= 1
+    decoding = subprocess.run(
+        ["ffmpeg", "-v", "error", "-xerror", "-i", str(out / chapter["file"]), "-f", "null", "-"],
+        capture_output=True,
+        text=True,
+    )
+    assert decoding.returncode == 0 and decoding.stderr == ""
     cues = subtitles.parse((out / f"{chapter['slug']}.srt").read_text(encoding="utf-8"))
     assert len(cues) >= 5 and all(0 <= c.start < c.end <= duration + 0.05 for c in cues)
     assert (out / f"{chapter['slug']}.png").stat().st_size > 10_000
