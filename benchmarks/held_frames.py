@@ -22,6 +22,7 @@ PROJECT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT))
 
 from scenes.chapters import BY_NUMBER  # noqa: E402
+from scenes.pipeline.rendering import encoder_options  # noqa: E402
 from scenes.pipeline.request import DEFAULT_PRESET  # noqa: E402
 
 # Runs Manim with our segment encoder, or with Manim's own put back after the scenes installed ours.
@@ -39,9 +40,9 @@ main()
 
 
 def encoder_settings(folder: Path) -> Path:
-    """The config file the pipeline gives Manim for mp4 (its default preset)."""
+    """The config file the pipeline gives Manim for mp4 at its default preset."""
     path = folder / "encoder.cfg"
-    path.write_text(f"[video_encoder.options]\npreset = {DEFAULT_PRESET}\nthread_type = frame\n", encoding="utf-8")
+    path.write_text(f"[video_encoder.options]\n{encoder_options(DEFAULT_PRESET, 'mp4')}", encoding="utf-8")
     return path
 
 

@@ -4,7 +4,7 @@ When nothing moves (a ``wait``, a step held for its narration), Manim draws the 
 it to its segment encoder with ``repeat=n``; that encoder then makes an RGBA frame, converts it to
 the codec's pixel format and encodes it n times, which at 1080p costs more than drawing. Here:
 
-- the frame is made and converted once, whatever the codec;
+- the frame is made and converted once, whatever the codec, by a converter kept for the segment;
 - with libx264, a segment that opens on a held frame (Manim gives every frozen ``wait`` a segment of
   its own) has x264 encode that picture for its first REFINING_FRAMES frames, and the rest become
   skip frames repeating the last, written into the stream when the segment closes
@@ -19,6 +19,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import av
+from av.video.reformatter import VideoReformatter
 from manim.scene.video_segment_encoder import VideoSegmentEncoder
 
 from scenes.skip_frames import REFINING_FRAMES, SkipFrames, still_frames
@@ -26,6 +27,14 @@ from scenes.skip_frames import REFINING_FRAMES, SkipFrames, still_frames
 
 def time_base(encoder: VideoSegmentEncoder) -> Fraction:
     return Fraction(encoder.spec.frame_rate.denominator, encoder.spec.frame_rate.numerator)
+
+
+def converter(encoder: VideoSegmentEncoder) -> VideoReformatter:
+    """The segment's colour converter, kept from frame to frame: ``VideoFrame.reformat`` would set up
+    and free a new one for every frame (at 1080p 4.3 ms a frame against 3.3 ms kept)."""
+    if not hasattr(encoder, "converter"):
+        encoder.converter = VideoReformatter()
+    return encoder.converter
 
 
 def encode(encoder: VideoSegmentEncoder, frame: av.VideoFrame, repeat: int) -> None:
@@ -44,7 +53,7 @@ def write_frame(self: VideoSegmentEncoder, pixels, *, repeat: int = 1) -> None:
     try:
         frame = av.VideoFrame.from_ndarray(pixels, format="rgba")
         if self._stream.pix_fmt != "rgba":
-            frame = frame.reformat(format=self._stream.pix_fmt)
+            frame = converter(self).reformat(frame, format=self._stream.pix_fmt)
         held = getattr(self, "held", None)
         if held is not None:  # not a frozen segment after all: the codec encodes the repeats held back
             self.held = None

@@ -13,11 +13,16 @@ from manim._config.video_encoder import VideoEncoderSpec
 from manim.scene.video_segment_encoder import VideoSegmentEncoder
 
 from scenes import encoding, skip_frames
+from scenes.pipeline.rendering import encoder_options
+from scenes.pipeline.request import DEFAULT_PRESET
 from scenes.skip_frames import REFINING_FRAMES, SkipFrames
 
 encoding.convert_held_frames_once()
 
-OPTIONS = (("preset", "veryfast"), ("thread_type", "frame"))
+# the options the pipeline gives Manim for mp4
+OPTIONS = tuple(
+    tuple(part.strip() for part in line.split("=", 1)) for line in encoder_options(DEFAULT_PRESET, "mp4").splitlines()
+)
 
 
 def spec(width=320, height=180, options=OPTIONS, codec="libx264", container="mp4", pixels="yuv420p"):
