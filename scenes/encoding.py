@@ -4,7 +4,8 @@ When nothing moves (a ``wait``, a step held for its narration), Manim draws the 
 it to its segment encoder with ``repeat=n``; that encoder then makes an RGBA frame, converts it to
 the codec's pixel format and encodes it n times, which at 1080p costs more than drawing. Here:
 
-- the frame is made and converted once, whatever the codec, by a converter kept for the segment;
+- the frame is made and converted once, whatever the codec, into a buffer and by a converter kept
+  for the segment;
 - with libx264, a segment that opens on a held frame (Manim gives every frozen ``wait`` a segment of
   its own) has x264 encode that picture for its first REFINING_FRAMES frames, and the rest become
   skip frames repeating the last, written into the stream when the segment closes
@@ -19,6 +20,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import av
+import numpy as np
 from av.video.reformatter import VideoReformatter
 from manim.scene.video_segment_encoder import VideoSegmentEncoder
 
@@ -37,6 +39,19 @@ def converter(encoder: VideoSegmentEncoder) -> VideoReformatter:
     return encoder.converter
 
 
+def drawn(encoder: VideoSegmentEncoder, pixels: np.ndarray) -> av.VideoFrame:
+    """The segment's RGBA frame, holding ``pixels``: one buffer refilled for every frame, where
+    ``VideoFrame.from_ndarray`` would allocate (and the kernel zero) 8 MB a frame at 1080p: with
+    the conversion, 10.0 ms a 1080p frame against 3.5 ms refilled. Safe because only the converted
+    frame reaches the codec."""
+    if not hasattr(encoder, "rgba"):
+        encoder.rgba = av.VideoFrame(encoder.spec.width, encoder.spec.height, "rgba")
+    plane = encoder.rgba.planes[0]
+    rows = np.frombuffer(plane, np.uint8).reshape(encoder.spec.height, plane.line_size)
+    rows[:, : encoder.spec.width * 4] = pixels.reshape(encoder.spec.height, -1)
+    return encoder.rgba
+
+
 def encode(encoder: VideoSegmentEncoder, frame: av.VideoFrame, repeat: int) -> None:
     """Encode the converted ``frame`` ``repeat`` times at the next timestamps."""
     for _ in range(repeat):
@@ -51,9 +66,10 @@ def write_frame(self: VideoSegmentEncoder, pixels, *, repeat: int = 1) -> None:
     """VideoSegmentEncoder.write_frame: each frame converted once, a segment's opening hold as skip frames."""
     self._validate_frame(pixels, repeat)
     try:
-        frame = av.VideoFrame.from_ndarray(pixels, format="rgba")
-        if self._stream.pix_fmt != "rgba":
-            frame = converter(self).reformat(frame, format=self._stream.pix_fmt)
+        if self._stream.pix_fmt == "rgba":  # the codec takes the frame itself, and may hold on to it
+            frame = av.VideoFrame.from_ndarray(pixels, format="rgba")
+        else:
+            frame = converter(self).reformat(drawn(self, pixels), format=self._stream.pix_fmt)
         held = getattr(self, "held", None)
         if held is not None:  # not a frozen segment after all: the codec encodes the repeats held back
             self.held = None

@@ -168,3 +168,12 @@ def test_a_written_skip_frame_reads_back_as_the_slice_it_was_written_from():
     for number in (REFINING_FRAMES, 17, 1000):
         unit = skip.frame(number)[4:]  # after the start code
         assert skip_frames.read_skip_slice(unit, skip.sequence, skip.picture) == skip
+
+
+def test_frames_of_a_width_whose_rows_are_padded_convert_whole(tmp_path):
+    """854 wide (480p): the RGBA buffer's rows are longer than the picture's; each frame refills it."""
+    size = {"width": 854, "height": 480}
+    pictures = [picture(seed, **size) for seed in (1, 2, 3)]
+    frames, _ = decoded(segment(tmp_path, [(p, 1) for p in pictures], spec(**size)))
+    assert [round(psnr(pixels, p[..., :3])) > 25 for (_, pixels), p in zip(frames, pictures)] == [True] * 3
+    assert psnr(frames[0][1], pictures[1][..., :3]) < 15
