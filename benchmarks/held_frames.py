@@ -21,22 +21,11 @@ from pathlib import Path
 PROJECT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT))
 
+from manims_own import command  # noqa: E402
+
 from scenes.chapters import BY_NUMBER  # noqa: E402
 from scenes.pipeline.rendering import encoder_options  # noqa: E402
 from scenes.pipeline.request import DEFAULT_PRESET  # noqa: E402
-
-# Runs Manim with our segment encoder, or with Manim's own put back after the scenes installed ours.
-BOOTSTRAP = """
-import sys
-from manim.scene.video_segment_encoder import VideoSegmentEncoder
-manims_own = VideoSegmentEncoder.write_frame, VideoSegmentEncoder.finish
-import scenes.base
-if sys.argv[1] == "manim":
-    VideoSegmentEncoder.write_frame, VideoSegmentEncoder.finish = manims_own
-from manim.__main__ import main
-sys.argv = ["manim", *sys.argv[2:]]
-main()
-"""
 
 
 def encoder_settings(folder: Path) -> Path:
@@ -50,10 +39,7 @@ def render(writer: str, chapter, quality: str, media: Path, settings: Path) -> t
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
     subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            BOOTSTRAP,
+        command(
             writer,
             "render",
             f"-q{quality}",
@@ -68,7 +54,7 @@ def render(writer: str, chapter, quality: str, media: Path, settings: Path) -> t
             str(settings),
             str(chapter.path),
             chapter.scene,
-        ],
+        ),
         cwd=PROJECT,
         check=True,
         env={**os.environ, "PYTHONPATH": str(PROJECT)},

@@ -7,8 +7,8 @@ Ours: `./render.sh --voice none` (silent, as plain Manim is; the pipeline: chapt
 project's encoder settings) into a fresh folder, then the same command again (everything reused),
 and a Trace for a new sentence.
 Plain Manim: `manim render -q<quality>` of each chapter one after the other, with Manim's default
-encoder settings (libx264 preset medium, crf 23) and its own caching, from a folder without our
-manim.cfg. Prints a table per chapter and in total: video seconds, wall seconds, wall/video,
+encoder settings (libx264 preset medium, crf 23), its own segment encoder (benchmarks/manims_own.py
+takes ours out again) and its own caching, from a folder without our manim.cfg. Prints a table per chapter and in total: video seconds, wall seconds, wall/video,
 peak memory of the chapter's process, file size, and how alike ours and plain Manim's pictures are
 (SSIM of every tenth frame pair: the mean and the lowest); then the ratios.
 """
@@ -28,6 +28,8 @@ from pathlib import Path
 PROJECT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT))
 
+from manims_own import command  # noqa: E402
+
 from scenes.chapters import CHAPTERS  # noqa: E402
 from scenes.outputs import probe  # noqa: E402
 from scenes.render import QUALITIES, run_measured  # noqa: E402
@@ -46,21 +48,12 @@ def ours(out: Path, quality: str) -> tuple[float, dict]:
 
 
 def plain_manim(chapter, quality: str, trace: Path, folder: Path) -> dict:
-    """One chapter with plain Manim, its defaults, in a folder without the project's manim.cfg."""
+    """One chapter with plain Manim, its defaults (its own segment encoder), in a folder without the
+    project's manim.cfg."""
     env = {**os.environ, "PYTHONPATH": str(PROJECT), "ATTENTION_TRACE": str(trace)}
     started = time.monotonic()
     code, _, _, peak = run_measured(
-        [
-            sys.executable,
-            "-m",
-            "manim",
-            "render",
-            f"-q{quality}",
-            "--progress_bar",
-            "none",
-            str(chapter.path),
-            chapter.scene,
-        ],
+        command("manim", "render", f"-q{quality}", "--progress_bar", "none", str(chapter.path), chapter.scene),
         cwd=folder,
         env=env,
         logs=folder,

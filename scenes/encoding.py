@@ -4,13 +4,13 @@ When nothing moves (a ``wait``, a step held for its narration), Manim draws the 
 it to its segment encoder with ``repeat=n``; that encoder then makes an RGBA frame, converts it to
 the codec's pixel format and encodes it n times, which at 1080p costs more than drawing. Here:
 
-- the frame is made and converted once, whatever the codec, into a buffer and by a converter kept
-  for the segment;
+- the frame is made and converted once, whatever the codec (when the codec takes another pixel
+  format than RGBA, into a buffer and by a converter kept for the segment);
 - with libx264, a segment that opens on a held frame (Manim gives every frozen ``wait`` a segment of
   its own) has x264 encode that picture for its first REFINING_FRAMES frames, and the rest become
   skip frames repeating the last, written into the stream when the segment closes
   (``scenes.skip_frames``: constant frame rate, checked before first use); otherwise the codec
-  encodes every repeat.
+  encodes every repeat as Manim's own encoder would.
 
 Installed by ``scenes.base`` for every chapter; Manim's API at the scenes is unchanged.
 """
@@ -52,14 +52,21 @@ def drawn(encoder: VideoSegmentEncoder, pixels: np.ndarray) -> av.VideoFrame:
     return encoder.rgba
 
 
+def mux(encoder: VideoSegmentEncoder, packets: list[av.Packet]) -> None:
+    """Write the codec's packets, noting how many frames the last is decoded before it is shown
+    (x264 with B frames decodes ahead; the skip frames after it keep the same distance)."""
+    for packet in packets:
+        encoder.delay = packet.pts - packet.dts
+        encoder._container.mux(packet)
+
+
 def encode(encoder: VideoSegmentEncoder, frame: av.VideoFrame, repeat: int) -> None:
     """Encode the converted ``frame`` ``repeat`` times at the next timestamps."""
     for _ in range(repeat):
         frame.pts = encoder._next_pts  # the codec keeps its own reference: the next repeat may reuse the frame
         frame.time_base = time_base(encoder)
         encoder._next_pts += 1
-        for packet in encoder._stream.encode(frame):
-            encoder._container.mux(packet)
+        mux(encoder, encoder._stream.encode(frame))
 
 
 def write_frame(self: VideoSegmentEncoder, pixels, *, repeat: int = 1) -> None:
@@ -74,18 +81,16 @@ def write_frame(self: VideoSegmentEncoder, pixels, *, repeat: int = 1) -> None:
         if held is not None:  # not a frozen segment after all: the codec encodes the repeats held back
             self.held = None
             encode(self, *held)
-        skips = None
         if repeat > REFINING_FRAMES and self._next_pts == 0 and self.spec.codec == "libx264":
-            for packet in still_frames(self._stream, frame, 0, REFINING_FRAMES):
-                self._container.mux(packet)
-            self._next_pts = REFINING_FRAMES
-            repeat -= REFINING_FRAMES
+            mux(self, still_frames(self._stream, frame, 0, 1))  # the codec opens: its parameter sets exist
+            self._next_pts, repeat = 1, repeat - 1
             skips = SkipFrames.for_stream(self.spec, bytes(self._stream.codec_context.extradata or b""))
-        if skips is None:
-            encode(self, frame, repeat)
-        else:
-            self.held = (frame, repeat)
-            self.skips = skips
+            if skips is not None:
+                mux(self, still_frames(self._stream, frame, 1, REFINING_FRAMES - 1))
+                self._next_pts = REFINING_FRAMES
+                self.held, self.skips = (frame, repeat - (REFINING_FRAMES - 1)), skips
+                return
+        encode(self, frame, repeat)
     except BaseException as error:
         raise self._operation_error("encode", error) from error
 
@@ -99,10 +104,9 @@ def finish(self: VideoSegmentEncoder) -> None:
     first_error: Exception | None = None
     try:
         try:
-            for packet in self._stream.encode():
-                self._container.mux(packet)
+            mux(self, self._stream.encode())
             if held is not None:
-                for packet in self.skips.packets(self._next_pts, held[1], self._stream):
+                for packet in self.skips.packets(self._next_pts, held[1], self._stream, self.delay):
                     self._container.mux(packet)
         except Exception as error:
             first_error = error

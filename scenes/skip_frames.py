@@ -2,15 +2,17 @@
 
 A frozen frame (a ``wait``, a step held for its speech) reaches the encoder once with ``repeat=n``.
 x264 would still analyse each of the n pictures, about 6 ms apiece at 1080p even when nothing
-moved. Instead, x264 encodes the picture once, and the n-1 repeats are P frames in which every
-macroblock is skipped ("the picture before, again"): one such frame is made by x264 for a flat
-picture at the segment's own settings, and each repeat is a copy of it with its frame number and
-picture order count rewritten. The stream keeps its constant frame rate and decodes to the same
-picture n times.
+moved. Instead, x264 encodes the picture for its first REFINING_FRAMES frames (P frames that refine
+it), and the other n - REFINING_FRAMES are P frames in which every macroblock is skipped ("the
+picture before, again"): one such frame is made by x264 for a flat picture at the segment's own
+settings, and each repeat is a copy of it with its frame number and picture order count rewritten.
+The stream keeps its constant frame rate, and every skip frame decodes to x264's last picture.
 
-The copies are used only when checked: the template's parameter sets are the segment's, and a
-textured picture followed by copies (past the frame number's wrap) decodes without complaint to
-that same picture. Otherwise ``SkipFrames.for_stream`` returns None and x264 encodes every repeat.
+The copies are used only when checked (``SkipFrames.for_stream``): the template's parameter sets are
+the segment's, each of its frames is one slice and nothing else, and a textured picture encoded the
+same way is numbered as the copies continue and then decodes, with skip frames past the wraps of
+the frame number and the picture order count, without an FFmpeg message to that picture. Otherwise
+for_stream returns None and x264 encodes every repeat.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import numpy as np
 
 FIRST_MB = 0
 NAL_SLICE = 1
+NAL_IDR = 5
 NAL_SPS = 7
 NAL_PPS = 8
 REFERENCE = 2  # nal_ref_idc of the copies: each is a reference picture, so frame numbers simply count up
@@ -130,6 +133,14 @@ class Sequence:
     picture_order_type: int
     log2_max_order_lsb: int
 
+    @property
+    def max_frame_num(self) -> int:
+        return 1 << self.log2_max_frame_num
+
+    @property
+    def max_order_lsb(self) -> int:
+        return 1 << self.log2_max_order_lsb
+
 
 def read_sequence(unit: bytes) -> Sequence:
     r = BitReader(unescaped(unit[1:]))
@@ -139,8 +150,8 @@ def read_sequence(unit: bytes) -> Sequence:
     chroma_format = 1
     if profile in HIGH_PROFILES:
         chroma_format = r.ue()
-        if chroma_format == 3:
-            r.bits(1)
+        if chroma_format == 3 and r.bits(1):
+            raise Unsupported("colour planes coded separately")
         r.ue(), r.ue(), r.bits(1)  # bit depths, lossless bypass
         if r.bits(1):
             raise Unsupported("scaling matrices in the sequence parameter set")
@@ -161,7 +172,7 @@ class Picture:
     """What a slice header needs from the picture parameter set."""
 
     cabac: bool
-    bottom_field_order: bool
+    bottom_field_order_present: bool
     default_l0_refs: int
     weighted: bool
     deblocking_control: bool
@@ -171,7 +182,7 @@ def read_picture(unit: bytes) -> Picture:
     r = BitReader(unescaped(unit[1:]))
     r.ue(), r.ue()  # pic and seq parameter set ids
     cabac = bool(r.bits(1))
-    bottom_field_order = bool(r.bits(1))
+    bottom_field_order_present = bool(r.bits(1))
     if r.ue():
         raise Unsupported("slice groups")
     default_l0_refs = r.ue() + 1
@@ -183,7 +194,7 @@ def read_picture(unit: bytes) -> Picture:
     r.bits(1)  # constrained intra prediction
     if r.bits(1):
         raise Unsupported("redundant pictures")
-    return Picture(cabac, bottom_field_order, default_l0_refs, weighted, deblocking_control)
+    return Picture(cabac, bottom_field_order_present, default_l0_refs, weighted, deblocking_control)
 
 
 @dataclass(frozen=True)
@@ -200,7 +211,7 @@ class SkipSlice:
     cabac_init: int
     qp_delta: int
     deblocking: tuple[int, ...]
-    data: bytes  # CABAC: the byte-aligned slice data; CAVLC: its bits as an integer's bytes
+    data: bytes  # CABAC: the byte-aligned slice data; CAVLC: its bits, left-aligned, zero-padded
     data_bits: int  # CAVLC: how many bits of ``data`` are slice data (before the stop bit)
 
     def frame(self, number: int) -> bytes:
@@ -209,10 +220,10 @@ class SkipSlice:
         w.ue(FIRST_MB)
         w.ue(self.slice_type)
         w.ue(self.pps_id)
-        w.bits(self.sequence.log2_max_frame_num, number)
+        w.bits(self.sequence.log2_max_frame_num, number % self.sequence.max_frame_num)
         if self.sequence.picture_order_type == 0:
-            w.bits(self.sequence.log2_max_order_lsb, 2 * number)
-            if self.picture.bottom_field_order:
+            w.bits(self.sequence.log2_max_order_lsb, 2 * number % self.sequence.max_order_lsb)
+            if self.picture.bottom_field_order_present:
                 w.se(self.bottom_delta)
         w.bits(1, 1)  # num_ref_idx_active_override_flag: one reference, the picture before
         w.ue(0)
@@ -243,6 +254,17 @@ class SkipSlice:
         return b"\x00\x00\x00\x01" + bytes([REFERENCE << 5 | NAL_SLICE]) + escaped(raw)
 
 
+def numbering(unit: bytes, sequence: Sequence) -> tuple[int, int]:
+    """A slice's frame number and picture order count (its lsb; 0 without one)."""
+    r = BitReader(unescaped(unit[1:]))
+    r.ue(), r.ue(), r.ue()  # first macroblock, slice type, picture parameter set
+    frame_num = r.bits(sequence.log2_max_frame_num)
+    if unit[0] & 0x1F == NAL_IDR:
+        r.ue()
+    order = r.bits(sequence.log2_max_order_lsb) if sequence.picture_order_type == 0 else 0
+    return frame_num, order
+
+
 def read_skip_slice(unit: bytes, sequence: Sequence, picture: Picture) -> SkipSlice:
     """The parts of x264's P slice ``unit`` that a rewritten copy keeps."""
     ref_idc = unit[0] >> 5
@@ -258,7 +280,7 @@ def read_skip_slice(unit: bytes, sequence: Sequence, picture: Picture) -> SkipSl
     bottom_delta = 0
     if sequence.picture_order_type == 0:
         r.bits(sequence.log2_max_order_lsb)
-        if picture.bottom_field_order:
+        if picture.bottom_field_order_present:
             bottom_delta = r.se()
     refs = r.ue() + 1 if r.bits(1) else picture.default_l0_refs
     if r.bits(1):  # reference list modification
@@ -314,14 +336,14 @@ def read_skip_slice(unit: bytes, sequence: Sequence, picture: Picture) -> SkipSl
 
 
 def still_frames(stream, frame: av.VideoFrame, first_pts: int, count: int) -> list[av.Packet]:
-    """Encode one converted picture ``count`` times from ``first_pts``: x264 picks the first frame's
-    type, every later one is a P frame (no B frames, so each refines the one before and the last is
-    the reference the skip frames will repeat)."""
+    """Encode one converted picture ``count`` times from ``first_pts``: x264 picks the segment's first
+    frame's type, every later one is a P frame (no B frames, so each refines the one before and the
+    last is the reference the skip frames will repeat)."""
     packets = []
     time_base = Fraction(stream.codec_context.framerate.denominator, stream.codec_context.framerate.numerator)
-    for index in range(count):
-        frame.pts, frame.time_base = first_pts + index, time_base
-        frame.pict_type = av.video.frame.PictureType.P if index else av.video.frame.PictureType.NONE
+    for pts in range(first_pts, first_pts + count):
+        frame.pts, frame.time_base = pts, time_base
+        frame.pict_type = av.video.frame.PictureType.P if pts else av.video.frame.PictureType.NONE
         packets += stream.encode(frame)
     frame.pict_type = av.video.frame.PictureType.NONE
     return packets
@@ -365,10 +387,10 @@ def template(spec) -> tuple[bytes, SkipSlice]:
     if len(sequences) != 1 or len(pictures) != 1:
         raise Unsupported("not one parameter set of each kind in the extradata")
     sequence, picture = read_sequence(sequences[0]), read_picture(pictures[0])
-    slices = [u for u in nal_units(bytes(packets[-1])) if u[0] & 0x1F == NAL_SLICE]
-    if len(slices) != 1 or not slices[0][0] >> 5:
-        raise Unsupported("the last frame is not one reference slice")
-    return extradata, read_skip_slice(slices[0], sequence, picture)
+    units = nal_units(bytes(packets[-1]))
+    if len(units) != 1 or units[0][0] & 0x1F != NAL_SLICE or not units[0][0] >> 5:
+        raise Unsupported("a frame is more than one reference slice (slices, SEI, delimiters)")
+    return extradata, read_skip_slice(units[0], sequence, picture)
 
 
 def decodes_to_held_picture(spec, extradata: bytes, skip: SkipSlice) -> bool:
@@ -378,14 +400,19 @@ def decodes_to_held_picture(spec, extradata: bytes, skip: SkipSlice) -> bool:
     own_extradata, packets = encoded(spec, picture_of(spec, True), REFINING_FRAMES)
     if own_extradata != extradata:
         return False
-    last = REFINING_FRAMES + 2 * (1 << skip.sequence.log2_max_frame_num) + 2
+    (unit,) = nal_units(bytes(packets[-1]))
+    expected = skip.frame(REFINING_FRAMES - 1)[4:]  # what a copy in the last refining frame's place would be
+    if numbering(unit, skip.sequence) != numbering(expected, skip.sequence):
+        return False  # x264 numbered its frames otherwise (an IDR picture among them): copies would not follow
+    sequence = skip.sequence
+    last = REFINING_FRAMES + 2 * max(sequence.max_frame_num, sequence.max_order_lsb // 2) + 2
     decoder = av.CodecContext.create("h264", "r")
     decoder.extradata = extradata
     frames = []
     level = av.logging.get_level()
     av.logging.set_level(av.logging.WARNING)  # FFmpeg's messages reach Capture only with a level set
     try:
-        with av.logging.Capture() as logs:
+        with av.logging.Capture() as messages:
             for packet in packets:
                 frames += decoder.decode(av.Packet(bytes(packet)))
             for number in range(REFINING_FRAMES, last + 1):
@@ -393,7 +420,7 @@ def decodes_to_held_picture(spec, extradata: bytes, skip: SkipSlice) -> bool:
             frames += decoder.decode(None)
     finally:
         av.logging.set_level(level)
-    if any(level <= av.logging.WARNING for level, _, _ in logs) or len(frames) != last + 1:
+    if any(severity <= av.logging.WARNING for severity, _, _ in messages) or len(frames) != last + 1:
         return False
     held = frames[REFINING_FRAMES - 1].to_ndarray()
     return all(np.array_equal(frame.to_ndarray(), held) for frame in frames[REFINING_FRAMES:])
@@ -409,13 +436,14 @@ class SkipFrames:
     extradata: bytes
     skip: SkipSlice
 
-    def packets(self, first: int, count: int, stream) -> list[av.Packet]:
-        """``count`` skip frames numbered from ``first`` (the frames since the hold's IDR picture)."""
+    def packets(self, first: int, count: int, stream, delay: int) -> list[av.Packet]:
+        """``count`` skip frames numbered from ``first`` (the frames since the hold's IDR picture),
+        decoded ``delay`` frames before they are shown, as x264's own frames before them were."""
         time_base = Fraction(stream.codec_context.framerate.denominator, stream.codec_context.framerate.numerator)
         packets = []
         for number in range(first, first + count):
             packet = av.Packet(self.skip.frame(number))
-            packet.pts = packet.dts = number
+            packet.pts, packet.dts = number, number - delay
             packet.duration = 1
             packet.time_base = time_base
             packet.stream = stream
@@ -432,7 +460,7 @@ class SkipFrames:
             try:
                 made, skip = template(spec)
                 _checked[spec] = cls(made, skip) if decodes_to_held_picture(spec, made, skip) else None
-            except (Unsupported, IndexError, av.FFmpegError):
+            except Exception:  # anything this module cannot read means: let x264 encode the repeats
                 _checked[spec] = None
         found = _checked[spec]
         return found if found is not None and found.extradata == extradata else None

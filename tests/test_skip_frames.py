@@ -86,12 +86,30 @@ def skip_frames_written(monkeypatch):
     written = []
     packets = SkipFrames.packets
 
-    def counted(self, first, count, stream):
+    def counted(self, first, count, stream, delay):
         written.append(count)
-        return packets(self, first, count, stream)
+        return packets(self, first, count, stream, delay)
 
     monkeypatch.setattr(SkipFrames, "packets", counted)
     return written
+
+
+def test_the_segment_is_decoded_in_steps_of_one_frame_across_the_switch_to_skip_frames(tmp_path):
+    """x264 with B frames decodes two frames ahead of showing them; the skip frames keep that distance,
+    so the segment file itself has a constant frame rate, not one frame lasting three."""
+    path = segment(tmp_path, [(picture(1), 100)])
+    with av.open(str(path)) as container:
+        stream = container.streams.video[0]
+        decoding = [p.dts for p in container.demux(stream) if p.size]
+        assert stream.average_rate == 60
+    assert [b - a for a, b in zip(decoding, decoding[1:])] == [decoding[1] - decoding[0]] * 99
+
+
+def test_x264_numbering_its_frames_otherwise_means_no_skip_frames():
+    """An IDR picture among the refining frames (a keyframe every 10 frames) restarts the frame
+    numbers: copies numbered on from the hold's first frame would not follow, so none are made."""
+    every_ten = spec(options=(*OPTIONS[:2], ("x264-params", "keyint=10:min-keyint=1")))
+    assert SkipFrames.for_stream(every_ten, skip_frames.encoded(every_ten, picture(1), 1)[0]) is None
 
 
 def test_a_frame_after_the_hold_has_the_codec_encode_the_repeats_after_all(tmp_path, skip_frames_written):
