@@ -28,10 +28,10 @@ from scenes.pipeline.rendering import encoder_options  # noqa: E402
 from scenes.pipeline.request import DEFAULT_PRESET  # noqa: E402
 
 
-def encoder_settings(folder: Path) -> Path:
+def encoder_settings(folder: Path, quality: str) -> Path:
     """The config file the pipeline gives Manim for mp4 at its default preset."""
     path = folder / "encoder.cfg"
-    path.write_text(f"[video_encoder.options]\n{encoder_options(DEFAULT_PRESET, 'mp4')}", encoding="utf-8")
+    path.write_text(f"[video_encoder.options]\n{encoder_options(DEFAULT_PRESET, 'mp4', quality)}", encoding="utf-8")
     return path
 
 
@@ -81,7 +81,7 @@ def main() -> None:
     args = p.parse_args()
     print("| chapter | writer | wall (s) | CPU (s) | size (MB) | SSIM to Manim's |\n|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory(prefix="held-frames-") as tmp:
-        settings = encoder_settings(Path(tmp))
+        settings = encoder_settings(Path(tmp), args.quality)
         for number in map(int, args.chapters.split(",")):
             chapter = BY_NUMBER[number]
             results = {

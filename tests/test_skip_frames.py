@@ -19,9 +19,10 @@ from scenes.skip_frames import REFINING_FRAMES, SkipFrames
 
 encoding.convert_held_frames_once()
 
-# the options the pipeline gives Manim for mp4
+# the options the pipeline gives Manim for mp4 at 1080p60
 OPTIONS = tuple(
-    tuple(part.strip() for part in line.split("=", 1)) for line in encoder_options(DEFAULT_PRESET, "mp4").splitlines()
+    tuple(part.strip() for part in line.split("=", 1))
+    for line in encoder_options(DEFAULT_PRESET, "mp4", "h").splitlines()
 )
 
 

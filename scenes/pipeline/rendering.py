@@ -46,7 +46,10 @@ def run_measured(command: list[str], cwd: Path, env: dict, logs: Path) -> tuple[
         return process.returncode, out.read(), err.read(), usage.ru_maxrss / 1024
 
 
-def encoder_options(preset: str, manim_format: str) -> str:
+LIGHT_MOTION_SEARCH_QUALITIES = ("h", "k")  # 1080p60, 2160p60
+
+
+def encoder_options(preset: str, manim_format: str, quality: str) -> str:
     """The ``[video_encoder.options]`` lines for Manim: libx264's preset when Manim writes mp4 (for
     mp4 and gif), Manim's defaults for its other codecs.
 
@@ -55,13 +58,15 @@ def encoder_options(preset: str, manim_format: str) -> str:
     2 runs in 3 differed), which would make two renders of one sentence, or a batch on a cluster and
     on one machine, disagree. (One picture a frame is also what scenes/skip_frames.py rewrites.)
 
-    The default preset also gets a lighter motion search (subme 1, diamond): on chapters 9 and 10 at
-    1080p60, rendered side by side, 0.86x the CPU time (median of three runs each) for 4 % larger
-    files; the diagrams' motion is mostly straight moves of flat shapes."""
+    At 1080p and above, where encoding is most of a frame's cost, the default preset also gets a
+    lighter motion search (subme 1, diamond): on chapters 9 and 10 at 1080p60, rendered side by side,
+    0.86x the CPU time (median of three runs each) for 4 % larger files. At 480p it would buy little
+    and cost a moment of picture: chapter 4's moving mesh of links fell to SSIM 0.968 against a
+    lossless render for a few frames (0.984 without it)."""
     if manim_format != "mp4":
         return ""
     options = f"preset = {preset}\nthread_type = frame\n"
-    if preset == DEFAULT_PRESET:
+    if preset == DEFAULT_PRESET and quality in LIGHT_MOTION_SEARCH_QUALITIES:
         options += "x264-params = subme=1:me=dia\n"
     return options
 
@@ -70,7 +75,8 @@ def encoder_config(request: Request, work: Path) -> Path:
     """A Manim config file with this render's encoder options."""
     manim_format = MANIM_FORMAT.get(request.format, request.format)
     path = work / f"encoder-{manim_format}.cfg"
-    path.write_text(f"[video_encoder.options]\n{encoder_options(request.preset, manim_format)}", encoding="utf-8")
+    options = encoder_options(request.preset, manim_format, request.quality)
+    path.write_text(f"[video_encoder.options]\n{options}", encoding="utf-8")
     return path
 
 
@@ -119,11 +125,6 @@ def render_chapter(chapter: Chapter, request: Request, trace_path: Path, work: P
         # The same frames from every run, on every machine of a cluster: some of a scene's drawing order
         # follows Python's set order, which a random hash seed would change from run to run.
         "PYTHONHASHSEED": "0",
-        # Frames are large blocks allocated and freed many times a second; glibc would hand each back
-        # to the kernel and fault it in again. Kept: chapter 10 at 1080p60 spent 1.6 s in the kernel
-        # instead of 3.6 s, and peaked 50-70 MB higher (790 MB).
-        "MALLOC_MMAP_THRESHOLD_": str(64 << 20),
-        "MALLOC_TRIM_THRESHOLD_": str(256 << 20),
     }
     started = time.monotonic()
     code, out, err, peak = run_measured(command, PROJECT, env, work / f"{chapter.slug}-logs")

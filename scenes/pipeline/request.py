@@ -83,7 +83,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--preset",
         default=DEFAULT_PRESET,
-        help=f"libx264 preset for mp4 (default {DEFAULT_PRESET}, with a lighter motion search: "
+        help=f"libx264 preset for mp4 (default {DEFAULT_PRESET}, at 1080p and above with a lighter motion search: "
         "fast to encode; medium is Manim's own, slower and a little smaller)",
     )
     return p
