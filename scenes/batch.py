@@ -33,6 +33,7 @@ from model.console import say
 from model.files import sentence_folder
 from scenes import render
 from scenes.chapters import Chapter
+from scenes.pipeline.preloaded import PreloadedPool
 from scenes.source import PROJECT
 
 
@@ -169,10 +170,11 @@ class Scheduler:
         job.todo = render.to_render(request, job.old, job.keys)
         job.pending = len(job.todo)
 
-    def render_chapter(self, job: Job, chapter: Chapter) -> render.Rendered:
+    def render_chapter(self, job: Job, chapter: Chapter, manims: PreloadedPool) -> render.Rendered:
         if self.ray:
             return self.ray.render(chapter, job)
-        return render.render_chapter(chapter, job.request, job.work / "trace.json", job.work)
+        with manims.lend() as preloaded:
+            return render.render_chapter(chapter, job.request, job.work / "trace.json", job.work, preloaded)
 
     def publish(self, job: Job) -> None:
         request = job.request
@@ -224,9 +226,12 @@ class Scheduler:
         stop = threading.Event()
         reporter = threading.Thread(target=self.report, args=(stop,), daemon=True)
         reporter.start()
+        local = 0 if self.ray else min(self.workers, len(tasks))
         try:
-            with ThreadPoolExecutor(self.workers) as pool:
-                running = {pool.submit(self.render_chapter, job, chapter): (job, chapter) for job, chapter in tasks}
+            with PreloadedPool(local) as manims, ThreadPoolExecutor(self.workers) as pool:
+                running = {
+                    pool.submit(self.render_chapter, job, chapter, manims): (job, chapter) for job, chapter in tasks
+                }
                 while running:
                     finished, _ = wait(running, return_when=FIRST_COMPLETED)
                     for future in finished:

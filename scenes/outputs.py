@@ -59,8 +59,9 @@ def key_frame(clip: Path, target: Path) -> None:
     )
 
 
-def join_clips(clips: list[Path], chapters: list[dict], target: Path, work: Path) -> None:
-    """The whole explainer: the clips joined, with a chapter marker at each chapter's start."""
+def join_clips(clips: list[Path], chapters: list[dict], target: Path, work: Path, silent: bool = False) -> None:
+    """The whole explainer: the clips joined, with a chapter marker at each chapter's start. ``silent``:
+    no clip has sound, so none is probed for it."""
     listing = work / "clips.txt"
     listing.write_text("".join(f"file '{c}'\n" for c in clips))
     metadata = work / "chapters.txt"
@@ -77,7 +78,7 @@ def join_clips(clips: list[Path], chapters: list[dict], target: Path, work: Path
         start = end
     metadata.write_text("\n".join(lines) + "\n", encoding="utf-8")
     sound = []
-    if any(soundtrack.has_sound(clip) for clip in clips):  # one continuous track, laid sample-exact
+    if not silent and any(soundtrack.has_sound(clip) for clip in clips):  # one continuous track, laid sample-exact
         track = work / "explainer-track.wav"
         soundtrack.joined_track(clips, [c["duration"] for c in chapters], track)
         sound = [

@@ -9,6 +9,7 @@ stage is a module of scenes/pipeline/:
 - system.py     what rendering needs from the machine and the font
 - keys.py       what a chapter's clip depends on, and whether the published one can be reused
 - rendering.py  one Manim process per chapter, in parallel, and their progress
+- preloaded.py  the processes that import Manim once and fork each chapter's process
 - publish.py    staging every output, the lock on the output folder, moving files into place
 - deck.py       the slide deck (manim-slides, reveal.js)
 - narration.py  the chapters' narration, for the voice and for ./render.sh script

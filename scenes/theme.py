@@ -149,12 +149,20 @@ def missing_glyphs(text: str) -> str:
     return "".join(sorted(ch for ch in visible if font not in fonts_covering(frozenset(ch))))
 
 
+_drawable: dict[str, set[str]] = {}  # by font: the characters font_for found it draws, in this process
+
+
 def font_for(text: str) -> str:
-    """The theme's font, after checking it has every glyph of ``text`` (Pango would draw boxes)."""
-    missing = missing_glyphs(text)
+    """The theme's font, after checking it has every glyph of ``text`` (Pango would draw boxes). Only
+    characters not checked before are asked of fontconfig: a chapter's labels asked it 51 times."""
+    font = theme().font
+    drawable = _drawable.setdefault(font, set())
+    new = {ch for ch in text if not ch.isspace()} - drawable
+    missing = missing_glyphs("".join(sorted(new))) if new else ""
     if missing:
         raise FontError(
-            f"font {theme().font!r} cannot draw {missing!r}: install it with "
+            f"font {font!r} cannot draw {missing!r}: install it with "
             f"'apt-get install {FONT_PACKAGE}' (or ./render.sh, which does)"
         )
-    return theme().font
+    drawable.update(new)
+    return font

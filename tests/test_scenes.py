@@ -124,6 +124,21 @@ def test_the_font_check_names_the_package_for_missing_glyphs():
         font_for("\U0001f600")
 
 
+def test_the_font_check_asks_fontconfig_only_about_characters_it_has_not_seen(monkeypatch):
+    import scenes.theme as theme
+
+    asked = []
+    real = theme.fonts_covering.__wrapped__
+    monkeypatch.setattr(theme, "fonts_covering", lambda characters: asked.append(characters) or real(characters))
+    monkeypatch.setattr(theme, "_drawable", {})
+    font_for("鼠猫 cat")
+    font_for("猫鼠 tac")
+    font_for("猫 tack")
+    assert asked == [frozenset("鼠猫cat"), frozenset("k")]
+    with pytest.raises(FontError, match="cannot draw '\U0001f600'"):
+        font_for("猫 \U0001f600")
+
+
 def test_every_language_has_every_string_with_the_same_blanks():
     keys = {lang: set(strings) for lang, strings in STRINGS.items()}
     assert keys["en"] == keys["zh"]

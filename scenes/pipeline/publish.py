@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -87,61 +88,68 @@ def alive(pid: int) -> bool:
     return True
 
 
-def stage(request, trace, rendered, old, keys, staged: Path, work: Path) -> list[dict]:
-    """Write every output into ``staged``; the manifest last names them all."""
-    entries, clips, srts, key_frames = [], [], [], []
-    for chapter in request.chapters:
-        clip_name = chapter.slug if request.format == "png" else f"{chapter.slug}.{request.format}"
-        if chapter.slug in rendered:
-            done = rendered[chapter.slug]
-            clip, track = done.clip, None
-            if done.timeline:
-                track = work / f"{chapter.slug}-track.wav"
-                soundtrack.chapter_track(done.timeline, probe(clip)["duration"], track)
-                clip = work / f"{chapter.slug}-voiced{clip.suffix}"
-                soundtrack.with_sound(done.clip, track, clip)
-            if request.format == "png":
-                frames(clip, staged / clip_name)
-            elif request.format == "gif":
-                make_gif(clip, staged / clip_name)
-            elif request.burn_subtitles and done.srt:
-                burn_subtitles(clip, done.srt, staged / clip_name, work, THEMES[request.theme])
-            else:
-                shutil.copy(clip, staged / clip_name)
-            if done.srt:
-                shutil.copy(done.srt, staged / f"{chapter.slug}.srt")
-            if done.sections:
-                stage_sections(done.sections, staged / f"{chapter.slug}-sections", track)
-            if request.slides and track:
-                soundtrack.slides_with_sound(work / "slides", scene_name(chapter, request), track)
-            facts = probe(staged / clip_name if request.format == "gif" else clip) | {
-                "sha256": file_digest(staged / clip_name),
-                "render_seconds": round(done.seconds, 2),
-                "peak_memory_mb": round(done.peak_memory_mb, 1),
-            }
-            key_frame(clip, staged / f"{chapter.slug}.png")
+def stage_chapter(request, chapter, rendered, old, keys, staged: Path, work: Path) -> tuple[dict, Path]:
+    """A chapter's clip (with its sound, in the asked format), subtitles, sections and key frame in
+    ``staged``, or the published ones reused: its manifest entry and the folder its files are in."""
+    clip_name = chapter.slug if request.format == "png" else f"{chapter.slug}.{request.format}"
+    if chapter.slug in rendered:
+        done = rendered[chapter.slug]
+        clip, track = done.clip, None
+        if done.timeline:
+            track = work / f"{chapter.slug}-track.wav"
+            soundtrack.chapter_track(done.timeline, probe(clip)["duration"], track)
+            clip = work / f"{chapter.slug}-voiced{clip.suffix}"
+            soundtrack.with_sound(done.clip, track, clip)
+        if request.format == "png":
+            frames(clip, staged / clip_name)
+        elif request.format == "gif":
+            make_gif(clip, staged / clip_name)
+        elif request.burn_subtitles and done.srt:
+            burn_subtitles(clip, done.srt, staged / clip_name, work, THEMES[request.theme])
         else:
-            facts = {
-                k: old[chapter.slug].get(k)
-                for k in ("duration", "frames", "sha256", "render_seconds", "peak_memory_mb")
-            }
-        where = staged if chapter.slug in rendered else request.out
-        entries.append(
-            {
-                "number": chapter.number,
-                "slug": chapter.slug,
-                "file": clip_name,
-                "title": text(request.lang, chapter.title_key),
-                "key": keys[chapter.slug],
-                **facts,
-                **({"sections": f"{chapter.slug}-sections/index.json"} if request.sections else {}),
-            }
+            shutil.copy(clip, staged / clip_name)
+        if done.srt:
+            shutil.copy(done.srt, staged / f"{chapter.slug}.srt")
+        if done.sections:
+            stage_sections(done.sections, staged / f"{chapter.slug}-sections", track)
+        if request.slides and track:
+            soundtrack.slides_with_sound(work / "slides", scene_name(chapter, request), track)
+        facts = probe(staged / clip_name if request.format == "gif" else clip) | {
+            "sha256": file_digest(staged / clip_name),
+            "render_seconds": round(done.seconds, 2),
+            "peak_memory_mb": round(done.peak_memory_mb, 1),
+        }
+        key_frame(clip, staged / f"{chapter.slug}.png")
+    else:
+        facts = {
+            k: old[chapter.slug].get(k) for k in ("duration", "frames", "sha256", "render_seconds", "peak_memory_mb")
+        }
+    entry = {
+        "number": chapter.number,
+        "slug": chapter.slug,
+        "file": clip_name,
+        "title": text(request.lang, chapter.title_key),
+        "key": keys[chapter.slug],
+        **facts,
+        **({"sections": f"{chapter.slug}-sections/index.json"} if request.sections else {}),
+    }
+    return entry, staged if chapter.slug in rendered else request.out
+
+
+def stage(request, trace, rendered, old, keys, staged: Path, work: Path) -> list[dict]:
+    """Write every output into ``staged``, the chapters side by side (each is mostly ffmpeg and
+    ffprobe runs); the manifest last names them all."""
+    with ThreadPoolExecutor(request.jobs) as pool:
+        chapters = list(
+            pool.map(lambda c: stage_chapter(request, c, rendered, old, keys, staged, work), request.chapters)
         )
-        clips.append(where / clip_name)
-        srts.append(where / f"{chapter.slug}.srt")
-        key_frames.append(where / f"{chapter.slug}.png")
+    entries = [entry for entry, _ in chapters]
+    clips = [where / entry["file"] for entry, where in chapters]
+    srts = [where / f"{entry['slug']}.srt" for entry, where in chapters]
+    key_frames = [where / f"{entry['slug']}.png" for entry, where in chapters]
     if request.format in VIDEO_FORMATS:
-        join_clips(clips, entries, staged / f"explainer.{request.format}", work)
+        # Silent: every clip, a reused one too (its key holds the voice it was made with).
+        join_clips(clips, entries, staged / f"explainer.{request.format}", work, silent=request.voice == "none")
     contact_sheet([f for f in key_frames if f.exists()], staged / "contact-sheet.png", THEMES[request.theme].background)
     subtitles.join(
         [p if p.exists() else None for p in srts], [e["duration"] for e in entries], staged / "explainer.srt"

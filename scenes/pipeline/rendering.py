@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -15,6 +14,7 @@ from pathlib import Path
 from model.console import say
 from scenes import soundtrack
 from scenes.chapters import Chapter
+from scenes.pipeline.preloaded import HASH_SEED, Preloaded, PreloadedPool
 from scenes.pipeline.request import DEFAULT_PRESET, MANIM_FORMAT, Request
 from scenes.source import PROJECT
 
@@ -84,14 +84,14 @@ def scene_name(chapter: Chapter, request: Request) -> str:
     return f"{chapter.scene}Slide" if request.slides else chapter.scene
 
 
-def render_chapter(chapter: Chapter, request: Request, trace_path: Path, work: Path) -> Rendered:
-    """Render one chapter in its own Manim process and media folder."""
+def render_chapter(
+    chapter: Chapter, request: Request, trace_path: Path, work: Path, preloaded: Preloaded | None = None
+) -> Rendered:
+    """Render one chapter in its own Manim process and media folder, the process forked by ``preloaded``
+    (by a preloaded process of its own when None, as on a Ray worker)."""
     media = work / chapter.slug
     manim_format = MANIM_FORMAT.get(request.format, request.format)
-    command = [
-        sys.executable,
-        "-m",
-        "manim",
+    arguments = [
         "render",
         "--quality",
         request.quality,
@@ -106,13 +106,13 @@ def render_chapter(chapter: Chapter, request: Request, trace_path: Path, work: P
         "WARNING",
     ]
     if request.transparent:
-        command.append("--transparent")
+        arguments.append("--transparent")
     if request.sections:
-        command.append("--save_sections")
-    command += ["--config_file", str(encoder_config(request, work))]
+        arguments.append("--save_sections")
+    arguments += ["--config_file", str(encoder_config(request, work))]
     # As slides, the chapter's class comes from scenes/slides.py, which makes each one a manim-slides Slide.
     source = PROJECT / "scenes" / "slides.py" if request.slides else chapter.path
-    command += [str(source), scene_name(chapter, request)]
+    arguments += [str(source), scene_name(chapter, request)]
     spoken = work / f"{chapter.slug}.voice"
     env = {
         **os.environ,
@@ -122,12 +122,14 @@ def render_chapter(chapter: Chapter, request: Request, trace_path: Path, work: P
         "ATTENTION_SLIDES": str(work / "slides"),
         "ATTENTION_VOICE": voice_source(request, work),
         "ATTENTION_VOICE_TIMELINE": str(spoken),
-        # The same frames from every run, on every machine of a cluster: some of a scene's drawing order
-        # follows Python's set order, which a random hash seed would change from run to run.
-        "PYTHONHASHSEED": "0",
+        "PYTHONHASHSEED": HASH_SEED,
     }
     started = time.monotonic()
-    code, out, err, peak = run_measured(command, PROJECT, env, work / f"{chapter.slug}-logs")
+    if preloaded is None:
+        with PreloadedPool(1) as own, own.lend() as preloaded:
+            code, out, err, peak = preloaded.run(arguments, env, work / f"{chapter.slug}-logs")
+    else:
+        code, out, err, peak = preloaded.run(arguments, env, work / f"{chapter.slug}-logs")
     seconds = time.monotonic() - started
     clips = (
         [
@@ -207,14 +209,16 @@ def render_all(request: Request, todo: list[Chapter], trace_path: Path, work: Pa
     reporter = threading.Thread(target=progress.report, daemon=True)
     reporter.start()
 
-    def job(chapter: Chapter):
-        progress.start(chapter)
-        result = render_chapter(chapter, request, trace_path, work)
-        progress.done(chapter)
-        return chapter.slug, result
-
     try:
-        with ThreadPoolExecutor(request.jobs) as pool:
+        with PreloadedPool(min(request.jobs, len(todo))) as manims, ThreadPoolExecutor(request.jobs) as pool:
+
+            def job(chapter: Chapter):
+                with manims.lend() as preloaded:
+                    progress.start(chapter)
+                    result = render_chapter(chapter, request, trace_path, work, preloaded)
+                    progress.done(chapter)
+                    return chapter.slug, result
+
             return dict(pool.map(job, todo))
     finally:
         progress.stop.set()
