@@ -25,7 +25,7 @@ HASH_SEED = "0"
 
 
 class Preloaded:
-    """The pipeline's end: one preloaded process, its chapters rendered one after another."""
+    """One preloaded process, as the pipeline sees it: its chapters rendered one after another."""
 
     def __init__(self):
         self.process = subprocess.Popen(
