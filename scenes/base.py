@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from manim import DOWN, UL, UP, FadeIn, FadeOut, ManimColor, Mobject, MovingCameraScene, Rectangle, Text, VGroup, config
 
 from scenes import encoding, source, voice
+from scenes.bystanders import DrawsBystandersOnce
 from scenes.mobjects import fitted, label, number
 from scenes.script import line_name
 from scenes.strings import text
@@ -37,7 +38,7 @@ CONTENT_BOTTOM = -3.1
 RECAP_BAND = 0.75  # height of the recap's strip at the frame's bottom
 
 
-class ExplainerScene(MovingCameraScene):
+class ExplainerScene(DrawsBystandersOnce, MovingCameraScene):
     title_key = ""
     narration_lines = 0  # lines narrated in a full run: the pipeline's "how far" (a test checks it)
 
