@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import functools
 import shutil
+from typing import TYPE_CHECKING
 
-from manim import MathTex, TexTemplate
+if TYPE_CHECKING:
+    from manim import MathTex, TexTemplate
 
 from scenes.theme import HEADING, role_colour
 
@@ -21,6 +23,8 @@ class TexMissing(RuntimeError):
 @functools.lru_cache(maxsize=1)
 def template() -> TexTemplate:
     """Manim's body in an article, each formula cut to its ink by the preview package."""
+    from manim import TexTemplate  # here, not above: the pipeline checks for TeX without importing Manim
+
     return TexTemplate(
         documentclass=r"\documentclass{article}",
         preamble=r"\usepackage{amsmath}\usepackage{amssymb}"
@@ -41,5 +45,7 @@ def check_tex() -> None:
 
 def formula(*tex: str, size: float = HEADING, role: str = "text") -> MathTex:
     """``tex`` typeset (several strings give separately addressable parts, as MathTex's own)."""
+    from manim import MathTex
+
     check_tex()
     return MathTex(*tex, tex_template=template(), font_size=size, color=role_colour(role))

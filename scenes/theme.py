@@ -11,8 +11,10 @@ import math
 import os
 import subprocess
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from manim import ManimColor, interpolate_color
+if TYPE_CHECKING:
+    from manim import ManimColor
 
 
 @dataclass(frozen=True)
@@ -96,7 +98,13 @@ def pixels_high(font_size: float, frame_height: float = 8.0, pixel_height: int =
     return font_size * DIGIT_HEIGHT * pixel_height / frame_height
 
 
+# Manim is imported where a colour is made, not with this module: the pipeline's own process reads the
+# themes and never draws, and importing Manim cost it 0.6 s of CPU before every render's Trace.
+
+
 def role_colour(role: str) -> ManimColor:
+    from manim import ManimColor
+
     return ManimColor(getattr(theme(), role))
 
 
@@ -106,6 +114,8 @@ def value_colour(value: float) -> ManimColor:
     tanh squashes any value into (-1, 1), so the same number always gets the same colour
     whichever layer it sits in.
     """
+    from manim import ManimColor, interpolate_color
+
     t = theme()
     strength = math.tanh(abs(value))
     end = t.positive if value >= 0 else t.negative
@@ -115,6 +125,8 @@ def value_colour(value: float) -> ManimColor:
 def value_text_colour(value: float) -> ManimColor:
     """The colour of a number written on the background: the value scale's hue, never fainter than
     half way from the text colour, so that a small number still reads."""
+    from manim import ManimColor, interpolate_color
+
     t = theme()
     end = t.positive if value >= 0 else t.negative
     return interpolate_color(ManimColor(t.text), ManimColor(end), 0.5 + 0.5 * math.tanh(abs(value)))
