@@ -34,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 from model.cli import USAGE_ERROR, Parser, UsageError, language, sentence_and_language
@@ -43,6 +44,7 @@ from scenes.chapters import CHAPTERS, Chapter
 from scenes.pipeline.keys import chapter_key, previous_chapters, reusable
 from scenes.pipeline.keys import drawing_sources as drawing_sources
 from scenes.pipeline.narration import script_lines
+from scenes.pipeline.preloaded import PreloadedPool
 from scenes.pipeline.publish import WORK_PREFIX, output_lock, publish, stage, sweep_leftovers
 from scenes.pipeline.publish import dead_work_folders as dead_work_folders
 from scenes.pipeline.rendering import Rendered as Rendered
@@ -118,8 +120,12 @@ def build_trace(request: Request, work: Path) -> dict:
 def run(request: Request) -> Path:
     started = time.monotonic()
     check_system(request.lang)
-    with tempfile.TemporaryDirectory(prefix=f"{WORK_PREFIX}{os.getpid()}-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=f"{WORK_PREFIX}{os.getpid()}-") as tmp, ExitStack() as early:
         work = Path(tmp)
+        manims = None
+        if not (request.out / "manifest.json").exists():
+            # A first render renders every chapter: their processes import Manim while the Trace builds.
+            manims = early.enter_context(PreloadedPool(min(request.jobs, len(request.chapters))))
         say(f"building the trace for {request.sentence!r}")
         trace = checked_trace(request, work, request.jobs)
         with output_lock(request.out):
@@ -130,7 +136,7 @@ def run(request: Request) -> Path:
             for chapter in request.chapters:
                 if chapter not in todo:
                     say(f"  chapter {chapter.number}: unchanged, reused")
-            rendered = render_all(request, todo, work / "trace.json", work)
+            rendered = render_all(request, todo, work / "trace.json", work, manims)
             entries = stage_and_publish(request, trace, rendered, old, keys, work)
     spoken = [line for done in rendered.values() for line in done.timeline]
     if request.voice == "tts" and spoken:

@@ -204,3 +204,39 @@ def test_a_chapter_depends_on_its_own_module_and_the_shared_code_only():
     assert BY_NUMBER[4].path in four and BY_NUMBER[5].path not in four and BY_NUMBER[5].path in five
     shared = {p.name for p in four} & {p.name for p in five}
     assert {"base.py", "strings.py", "theme.py", "nodes.py"} <= shared and "render.py" not in shared
+
+
+@pytest.mark.parametrize("published_before", [False, True])
+def test_a_first_render_starts_its_manim_processes_while_the_trace_builds(tmp_path, monkeypatch, published_before):
+    from scenes import render
+    from scenes.pipeline.request import request_from
+
+    events = []
+
+    class Pool:
+        def __init__(self, count):
+            events.append(f"{count} Manim processes")
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *_):
+            events.append("closed")
+
+    def trace(*_):
+        events.append("trace")
+        raise render.UsageError("stop here")
+
+    out = tmp_path / "out"
+    out.mkdir()
+    if published_before:
+        (out / "manifest.json").write_text("{}", encoding="utf-8")
+    monkeypatch.setattr(render, "PreloadedPool", Pool)
+    monkeypatch.setattr(render, "checked_trace", trace)
+    monkeypatch.setattr(render, "check_system", lambda lang: None)
+    request = request_from(render.parser().parse_args(["--chapters", "9,10", "--jobs", "4", "--out", str(out)]))
+    with pytest.raises(render.UsageError):
+        render.run(request)
+    # Two chapters: two processes, started before the Trace; a render into an output that has a
+    # previous render's manifest may reuse every chapter, and starts them only when it knows.
+    assert events == (["trace"] if published_before else ["2 Manim processes", "trace", "closed"])

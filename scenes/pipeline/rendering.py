@@ -8,6 +8,7 @@ import subprocess
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -204,13 +205,20 @@ class Progress:
                 say(f"  rendering: {busy}")
 
 
-def render_all(request: Request, todo: list[Chapter], trace_path: Path, work: Path) -> dict[str, Rendered]:
+def render_all(
+    request: Request, todo: list[Chapter], trace_path: Path, work: Path, manims: PreloadedPool | None = None
+) -> dict[str, Rendered]:
+    """Render ``todo``, as many chapters at once as --jobs, forked by ``manims`` (by a pool of its own
+    when None)."""
     progress = Progress(work)
     reporter = threading.Thread(target=progress.report, daemon=True)
     reporter.start()
 
     try:
-        with PreloadedPool(min(request.jobs, len(todo))) as manims, ThreadPoolExecutor(request.jobs) as pool:
+        with (
+            nullcontext(manims) if manims is not None else PreloadedPool(min(request.jobs, len(todo))) as manims,
+            ThreadPoolExecutor(request.jobs) as pool,
+        ):
 
             def job(chapter: Chapter):
                 with manims.lend() as preloaded:
