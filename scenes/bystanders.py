@@ -15,13 +15,14 @@ both ways).
 
 The picture is drawn again when a frame needs a bystander redrawn that it holds, at most
 PICTURES times an animation; after that, and in an animation that moves the camera or draws anything
-but shapes and images, Manim draws every frame its own way.
+but shapes and images (or with a camera other than Manim's Camera and MovingCamera), Manim draws every
+frame its own way.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from manim import AnimationGroup, ImageMobject, Mobject, Scene, VMobject
+from manim import AnimationGroup, Camera, ImageMobject, Mobject, MovingCamera, Scene, VMobject
 
 ANTIALIAS_PIXELS = 2
 MITER_REACH = 5  # line widths: how far Cairo's default miter limit (10) lets a corner reach past its point
@@ -56,14 +57,19 @@ def reach(shape: Mobject) -> float:
 
 
 def boxes(shapes: list[Mobject], margin: float) -> np.ndarray:
-    """Each shape's box as a row (left, bottom, right, top), grown by its reach and ``margin``."""
-    counts = [len(shape.points) for shape in shapes]
-    corners = np.concatenate([shape.points[:, :2] for shape in shapes])
-    starts = np.cumsum([0, *counts[:-1]])
-    grow = (np.array([reach(shape) for shape in shapes]) + margin)[:, None]
-    low = np.minimum.reduceat(corners, starts) - grow
-    high = np.maximum.reduceat(corners, starts) + grow
-    return np.hstack([low, high])
+    """Each shape's box as a row (left, bottom, right, top), grown by its reach and ``margin``; a shape
+    without points (it draws nothing) gets a box that meets none."""
+    found = np.full((len(shapes), 4), [np.inf, np.inf, -np.inf, -np.inf])
+    inked = [i for i, shape in enumerate(shapes) if len(shape.points)]
+    if not inked:
+        return found
+    counts = np.array([len(shapes[i].points) for i in inked])
+    corners = np.concatenate([shapes[i].points[:, :2] for i in inked])
+    starts = np.cumsum(counts) - counts
+    grow = (np.array([reach(shapes[i]) for i in inked]) + margin)[:, None]
+    found[inked, :2] = np.minimum.reduceat(corners, starts) - grow
+    found[inked, 2:] = np.maximum.reduceat(corners, starts) + grow
+    return found
 
 
 def meeting(these: np.ndarray, those: np.ndarray) -> np.ndarray:
@@ -89,11 +95,13 @@ class OneAnimation:
         self.picture = None
         self.pictures = 0
         self.bystanders: list[Mobject] = []
+        if type(camera) not in (Camera, MovingCamera):
+            return  # another camera may move points before drawing them (a 3D one does)
         drawn = camera.get_mobjects_to_display(self.manims)
         if not all(isinstance(shape, VMobject | ImageMobject) for shape in drawn):
             return
         changing = animated(scene)
-        if any(indicator in changing for indicator in camera.get_mobjects_indicating_movement()):
+        if isinstance(camera, MovingCamera) and camera.frame in changing:
             return  # the camera moves: every shape moves on the screen
         is_animated = np.array([shape in changing for shape in drawn], dtype=bool)
         if is_animated.all() or not is_animated.any():

@@ -17,9 +17,11 @@ from manim import (
     Line,
     MovingCameraScene,
     Rectangle,
+    Scene,
     ShowPassingFlash,
     Text,
     VGroup,
+    VMobject,
     tempconfig,
 )
 from manim.renderer.cairo_renderer import CairoRenderer
@@ -65,6 +67,12 @@ class Stacked(MovingCameraScene):
         self.play(square.animate.shift(RIGHT), run_time=0.5)
 
 
+class StackedOnManimsFirstCamera(Scene):
+    """The same on a Scene's own camera, which has no frame to move."""
+
+    construct = Stacked.construct
+
+
 def drawing_bystanders_once(scene_class):
     return type(f"{scene_class.__name__}Once", (DrawsBystandersOnce, scene_class), {})
 
@@ -83,7 +91,7 @@ def frames_of(scene_class, monkeypatch) -> list[np.ndarray]:
     return drawn
 
 
-@pytest.mark.parametrize("scene_class", [Crowded, Stacked])
+@pytest.mark.parametrize("scene_class", [Crowded, Stacked, StackedOnManimsFirstCamera])
 def test_every_frame_is_manims_own(scene_class, monkeypatch):
     ours = frames_of(drawing_bystanders_once(scene_class), monkeypatch)
     monkeypatch.undo()
@@ -115,6 +123,13 @@ def test_boxes_reach_past_the_points_by_the_stroke_and_the_margin():
     (box,) = boxes([line], margin=0.1)
     reach = 4 * bystanders.LINE_WIDTH_PER_STROKE * bystanders.MITER_REACH + 0.1
     assert box == pytest.approx([-1 - reach, -reach, 1 + reach, reach])
+
+
+def test_a_shape_without_points_has_a_box_that_meets_none():
+    empty, line = VMobject(), Line(LEFT, RIGHT)
+    found = boxes([empty, line, VMobject()], margin=0.1)
+    assert meeting(found, found).tolist() == [[False, False, False], [False, True, False], [False, False, False]]
+    assert not meeting(boxes([VMobject()], 0.1), found).any()
 
 
 def test_boxes_meet_when_they_overlap_or_touch():
