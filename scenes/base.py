@@ -9,7 +9,7 @@ from contextlib import contextmanager
 
 from manim import DOWN, UL, UP, FadeIn, FadeOut, ManimColor, Mobject, MovingCameraScene, Rectangle, Text, VGroup, config
 
-from scenes import encoding, source, voice
+from scenes import copies, encoding, source, voice
 from scenes.bystanders import DrawsBystandersOnce
 from scenes.mobjects import fitted, label, number
 from scenes.script import line_name
@@ -17,6 +17,7 @@ from scenes.strings import text
 from scenes.theme import HEADING, LABEL, SMALL, TITLE, role_colour, theme
 
 encoding.convert_held_frames_once()
+copies.share_parsed_paths()
 # Drawing a frame makes and drops many small objects: at Python's default threshold the collector ran
 # 1,717 times in chapter 10 at 1080p60 (1.7 s, 12 of them full); at 50,000 new objects, 15 times
 # (0.25 s), the same peak memory.

@@ -58,11 +58,19 @@ def label(text: str, size: float = LABEL, role: str = "text") -> Text | MarkupTe
     d_k and K^T is typeset with a subscript k and a superscript T, and a √ covers its root."""
     font, colour = font_for(text), role_colour(role)
     if not any(plain in text for plain in NOTATION):
-        return over_roots(Text(text, font=font, font_size=size, color=colour), text)
+        return over_roots(without_id_groups(Text(text, font=font, font_size=size, color=colour)), text)
     markup = escape(text)
     for plain, typeset in NOTATION.items():
         markup = markup.replace(plain, typeset)
-    return over_roots(MarkupText(markup, font=font, font_size=size, color=colour), text)
+    return over_roots(without_id_groups(MarkupText(markup, font=font, font_size=size, color=colour)), text)
+
+
+def without_id_groups(written: Text) -> Text:
+    """``written`` without the groups of its glyphs by SVG id that Manim keeps on every SVG shape: only
+    its formulas read them, and each copy of a label (every animation's start copies what it moves)
+    copied them too: a four-character label's copy took 0.95 ms with them, 0.15 ms without."""
+    written.id_to_vgroup_dict = {}
+    return written
 
 
 def over_roots(written: Text, text: str) -> Text:
