@@ -22,9 +22,11 @@ TEST_PACKAGES=(qemu-user)
 say() { printf 'setup: %s\n' "$*" >&2; }
 
 install_system_packages() {
-    local missing=() pkg
+    local missing=() pkg installed
+    # One query for all of them (one a package took 0.35 s of every command's start).
+    installed=$'\n'$(dpkg-query -W -f='${Package} ${Status}\n' "$@" 2>/dev/null | sed -n 's/ install ok installed$//p' || true)$'\n'
     for pkg in "$@"; do
-        dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+        [[ "$installed" == *$'\n'"$pkg"$'\n'* ]] || missing+=("$pkg")
     done
     [ ${#missing[@]} -eq 0 ] && return 0
     local sudo=()

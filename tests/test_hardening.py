@@ -611,3 +611,43 @@ def test_words_the_font_cannot_draw_are_refused_before_rendering():
     assert render.undrawable(["猫", "喜欢", "the", "cat"]) is None
     message = render.undrawable(["猫", "قطة"])  # an Arabic word, as a user's corpus could hold
     assert message and "cannot draw" in message and "Chinese characters or Latin letters" in message
+
+
+def packages_to_install(tmp_path: Path, known: dict[str, str], wanted: list[str]) -> list[str]:
+    """What render.sh's set-up would install of ``wanted``, as root, on a machine whose dpkg knows
+    ``known`` (package → status), under render.sh's own shell options."""
+    stubs, asked = tmp_path / "bin", tmp_path / "apt-get.txt"
+    stubs.mkdir(parents=True)
+    lines = "".join(f"{name} {status}\\n" for name, status in known.items())
+    names = " ".join(known)
+    stub = {  # dpkg-query exits 1 when it knows nothing of a package; apt-get writes down what it was asked
+        "dpkg-query": f'printf "{lines}"\nfor p in "${{@:3}}"; do [[ " {names} " == *" $p "* ]] || exit 1; done',
+        "apt-get": f'echo "$@" >> {asked}',
+        "id": "echo 0",
+    }
+    for name, body in stub.items():
+        (stubs / name).write_text(f"#!/bin/bash\n{body}\n")
+        (stubs / name).chmod(0o755)
+    function = subprocess.run(
+        ["sed", "-n", "/^install_system_packages()/,/^}/p", str(render.PROJECT / "render.sh")],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    script = f"set -euo pipefail\nsay() {{ :; }}\n{function}\ninstall_system_packages {' '.join(wanted)}\necho done"
+    result = subprocess.run(
+        ["bash", "-c", script],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PATH": f"{stubs}:{os.environ['PATH']}"},
+    )
+    assert result.returncode == 0 and result.stdout == "done\n", result.stderr
+    installs = [line.split() for line in asked.read_text().splitlines()] if asked.exists() else []
+    return [package for line in installs if "install" in line for package in line if not package.startswith("-")][1:]
+
+
+def test_the_set_up_installs_only_the_packages_not_installed(tmp_path):
+    known = {"ffmpeg": "install ok installed", "gcc": "install ok installed", "dvisvgm": "deinstall ok config-files"}
+    wanted = ["ffmpeg", "gcc", "dvisvgm", "fonts-noto-cjk"]
+    assert packages_to_install(tmp_path / "some", known, wanted) == ["dvisvgm", "fonts-noto-cjk"]
+    assert packages_to_install(tmp_path / "none", {"ffmpeg": "install ok installed"}, ["ffmpeg"]) == []
