@@ -1,6 +1,8 @@
-"""Plain Manim for the benchmarks: the chapters' modules install our segment encoder and garbage
-collector threshold when they are imported (scenes/base.py); ``command("manim", …)`` puts Manim's and
-Python's own back before rendering, ``command("ours", …)`` keeps ours."""
+"""Plain Manim for the benchmarks: the chapters' modules install, when they are imported, our segment
+encoder and garbage collector threshold (scenes/base.py), bystanders drawn once (scenes/bystanders.py)
+and faster copies of text (scenes/copies.py, labels without id groups). ``command("manim", …)`` puts
+Manim's and Python's own encoder and threshold back before rendering; ``command("plain", …)`` puts
+back all of Manim's own; ``command("ours", …)`` keeps ours."""
 
 from __future__ import annotations
 
@@ -8,13 +10,19 @@ import sys
 
 BOOTSTRAP = """
 import gc, sys
+from manim import Scene
+from manim.mobject.svg.svg_mobject import VMobjectFromSVGPath
 from manim.scene.video_segment_encoder import VideoSegmentEncoder
 manims_own = VideoSegmentEncoder.write_frame, VideoSegmentEncoder.finish
 pythons_own = gc.get_threshold()
-import scenes.base
-if sys.argv[1] == "manim":
+import scenes.base, scenes.bystanders, scenes.mobjects.nodes
+if sys.argv[1] in ("manim", "plain"):
     VideoSegmentEncoder.write_frame, VideoSegmentEncoder.finish = manims_own
     gc.set_threshold(*pythons_own)
+if sys.argv[1] == "plain":
+    scenes.bystanders.DrawsBystandersOnce.update_to_time = Scene.update_to_time
+    del VMobjectFromSVGPath.__deepcopy__
+    scenes.mobjects.nodes.without_id_groups = lambda written: written
 from manim.__main__ import main
 sys.argv = ["manim", *sys.argv[2:]]
 main()
@@ -22,5 +30,6 @@ main()
 
 
 def command(writer: str, *manim_args: str) -> list[str]:
-    """``manim render …`` with Manim's own encoder (writer "manim") or ours ("ours")."""
+    """``manim render …`` with Manim's own encoder (writer "manim"), all of Manim's own ("plain") or
+    ours ("ours")."""
     return [sys.executable, "-c", BOOTSTRAP, writer, *manim_args]

@@ -7,8 +7,9 @@ Ours: `./render.sh --voice none` (silent, as plain Manim is; the pipeline: chapt
 project's encoder settings) into a fresh folder, then the same command again (everything reused),
 and a Trace for a new sentence.
 Plain Manim: `manim render -q<quality>` of each chapter one after the other, with Manim's default
-encoder settings (libx264 preset medium, crf 23), its own segment encoder (benchmarks/manims_own.py
-takes ours out again) and its own caching, from a folder without our manim.cfg. Prints a table per
+encoder settings (libx264 preset medium, crf 23), its own segment encoder, drawing and copies
+(benchmarks/manims_own.py takes ours out again) and its own caching, from a folder without our
+manim.cfg. Prints a table per
 chapter and in total: video seconds, wall seconds, wall/video, peak memory of the chapter's process,
 file size, and how alike ours and plain Manim's pictures are (SSIM of every tenth frame pair: the
 mean and the lowest); then the ratios.
@@ -54,7 +55,7 @@ def plain_manim(chapter, quality: str, trace: Path, folder: Path) -> dict:
     env = {**os.environ, "PYTHONPATH": str(PROJECT), "ATTENTION_TRACE": str(trace)}
     started = time.monotonic()
     code, _, _, peak = run_measured(
-        command("manim", "render", f"-q{quality}", "--progress_bar", "none", str(chapter.path), chapter.scene),
+        command("plain", "render", f"-q{quality}", "--progress_bar", "none", str(chapter.path), chapter.scene),
         cwd=folder,
         env=env,
         logs=folder,
