@@ -23,7 +23,7 @@ say() { printf 'setup: %s\n' "$*" >&2; }
 
 install_system_packages() {
     local missing=() pkg installed
-    # One query for all of them (one a package took 0.35 s of every command's start).
+    # One query for all of them: one a package took 0.12 s at the start of every command.
     installed=$'\n'$(dpkg-query -W -f='${Package} ${Status}\n' "$@" 2>/dev/null | sed -n 's/ install ok installed$//p' || true)$'\n'
     for pkg in "$@"; do
         [[ "$installed" == *$'\n'"$pkg"$'\n'* ]] || missing+=("$pkg")

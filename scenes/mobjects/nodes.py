@@ -67,8 +67,8 @@ def label(text: str, size: float = LABEL, role: str = "text") -> Text | MarkupTe
 
 def without_id_groups(written: Text) -> Text:
     """``written`` without the groups of its glyphs by SVG id that Manim keeps on every SVG shape: only
-    its formulas read them, and each copy of a label (every animation's start copies what it moves)
-    copied them too: a four-character label's copy took 0.95 ms with them, 0.15 ms without."""
+    Manim's formulas (MathTex) read them, and each copy of a label (every animation's start copies what
+    it moves) copied them too: a four-character label's copy took 0.95 ms with them, 0.15 ms without."""
     written.id_to_vgroup_dict = {}
     return written
 
