@@ -1,6 +1,7 @@
 """Plain Manim for the benchmarks: the chapters' modules install, when they are imported, our segment
-encoder and garbage collector threshold (scenes/base.py), bystanders drawn once (scenes/bystanders.py)
-and faster copies of text (scenes/copies.py, labels without id groups). ``command("manim", …)`` puts
+encoder and garbage collector threshold (scenes/base.py), bystanders drawn once (scenes/bystanders.py),
+faster copies of text (scenes/copies.py, labels without id groups) and a camera measuring its frame once
+a frame (scenes/camera.py). ``command("manim", …)`` puts
 Manim's and Python's own encoder and threshold back before rendering; ``command("plain", …)`` puts
 back all of Manim's own; ``command("ours", …)`` keeps ours."""
 
@@ -15,7 +16,7 @@ from manim.mobject.svg.svg_mobject import VMobjectFromSVGPath
 from manim.scene.video_segment_encoder import VideoSegmentEncoder
 manims_own = VideoSegmentEncoder.write_frame, VideoSegmentEncoder.finish
 pythons_own = gc.get_threshold()
-import scenes.base, scenes.bystanders, scenes.mobjects.nodes
+import scenes.base, scenes.bystanders, scenes.camera, scenes.mobjects.nodes
 if sys.argv[1] in ("manim", "plain"):
     VideoSegmentEncoder.write_frame, VideoSegmentEncoder.finish = manims_own
     gc.set_threshold(*pythons_own)
@@ -23,6 +24,7 @@ if sys.argv[1] == "plain":
     scenes.bystanders.DrawsBystandersOnce.update_to_time = Scene.update_to_time
     del VMobjectFromSVGPath.__deepcopy__
     scenes.mobjects.nodes.without_id_groups = lambda written: written
+    del scenes.camera.ExplainerCamera.frame_width, scenes.camera.ExplainerCamera.capture_mobjects
 from manim.__main__ import main
 sys.argv = ["manim", *sys.argv[2:]]
 main()

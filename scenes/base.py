@@ -11,6 +11,7 @@ from manim import DOWN, UL, UP, FadeIn, FadeOut, ManimColor, Mobject, MovingCame
 
 from scenes import copies, encoding, source, voice
 from scenes.bystanders import DrawsBystandersOnce
+from scenes.camera import ExplainerCamera
 from scenes.mobjects import fitted, label, number
 from scenes.script import line_name
 from scenes.strings import text
@@ -42,6 +43,9 @@ RECAP_BAND = 0.75  # height of the recap's strip at the frame's bottom
 class ExplainerScene(DrawsBystandersOnce, MovingCameraScene):
     title_key = ""
     narration_lines = 0  # lines narrated in a full run: the pipeline's "how far" (a test checks it)
+
+    def __init__(self, camera_class=ExplainerCamera, **kwargs):
+        super().__init__(camera_class=camera_class, **kwargs)
 
     def setup(self):
         super().setup()

@@ -15,14 +15,16 @@ both ways).
 
 The picture is drawn again when a frame needs a bystander redrawn that it holds, at most
 PICTURES times an animation; after that, and in an animation that moves the camera or draws anything
-but shapes and images (or with a camera other than Manim's Camera and MovingCamera), Manim draws every
-frame its own way.
+but shapes and images (or with a camera other than Manim's Camera and MovingCamera, or the explainer's
+ExplainerCamera), Manim draws every frame its own way.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from manim import AnimationGroup, Camera, ImageMobject, Mobject, MovingCamera, Scene, VMobject
+
+from scenes.camera import ExplainerCamera
 
 ANTIALIAS_PIXELS = 2
 MITER_REACH = 5  # line widths: how far Cairo's default miter limit (10) lets a corner reach past its point
@@ -95,7 +97,7 @@ class OneAnimation:
         self.picture = None
         self.pictures = 0
         self.bystanders: list[Mobject] = []
-        if type(camera) not in (Camera, MovingCamera):
+        if type(camera) not in (Camera, MovingCamera, ExplainerCamera):
             return  # another camera may move points before drawing them (a 3D one does)
         drawn = camera.get_mobjects_to_display(self.manims)
         if not all(isinstance(shape, VMobject | ImageMobject) for shape in drawn):

@@ -15,6 +15,7 @@ from manim import (
     FadeOut,
     Indicate,
     Line,
+    MovingCamera,
     MovingCameraScene,
     Rectangle,
     Scene,
@@ -28,6 +29,7 @@ from manim.renderer.cairo_renderer import CairoRenderer
 
 from scenes import bystanders
 from scenes.bystanders import DrawsBystandersOnce, boxes, meeting
+from scenes.camera import ExplainerCamera
 
 YELLOW = "#ffee00"
 
@@ -99,6 +101,34 @@ def test_every_frame_is_manims_own(scene_class, monkeypatch):
     assert len(ours) == len(manims) > 0
     for number, (mine, theirs) in enumerate(zip(ours, manims)):
         assert np.array_equal(mine, theirs), f"frame {number} differs from Manim's"
+
+
+def on_the_explainers_camera(scene_class):
+    def init(self, **kwargs):
+        scene_class.__init__(self, camera_class=ExplainerCamera, **kwargs)
+
+    return type(f"{scene_class.__name__}OnExplainerCamera", (scene_class,), {"__init__": init})
+
+
+def test_the_explainers_camera_draws_manims_frames(monkeypatch):
+    """The explainer's camera measures its frame once a frame (scenes/camera.py); with bystanders drawn
+    once, the frames of a scene that zooms are still Manim's own."""
+    widths = []  # (the width drawing is given, the frame's width measured now), a frame each
+    draw = MovingCamera.capture_mobjects
+
+    def drawing(self, mobjects, **kwargs):
+        widths.append((self.measured_width, self.frame.width))
+        draw(self, mobjects, **kwargs)
+
+    monkeypatch.setattr(MovingCamera, "capture_mobjects", drawing)
+    ours = frames_of(drawing_bystanders_once(on_the_explainers_camera(Crowded)), monkeypatch)
+    monkeypatch.undo()
+    manims = frames_of(Crowded, monkeypatch)
+    assert len(ours) == len(manims) > 0
+    for number, (mine, theirs) in enumerate(zip(ours, manims)):
+        assert np.array_equal(mine, theirs), f"frame {number} differs from Manim's"
+    assert all(given == measured for given, measured in widths)
+    assert len({measured for _, measured in widths}) > 1  # the zoom changed it
 
 
 def test_most_frames_draw_fewer_shapes_than_manim(monkeypatch):
