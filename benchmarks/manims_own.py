@@ -1,9 +1,9 @@
 """Plain Manim for the benchmarks: the chapters' modules install, when they are imported, our segment
 encoder and garbage collector threshold (scenes/base.py), bystanders drawn once (scenes/bystanders.py),
 faster copies of text (scenes/copies.py, labels without id groups) and a camera measuring its frame once
-a frame (scenes/camera.py). ``command("manim", …)`` puts
-Manim's and Python's own encoder and threshold back before rendering; ``command("plain", …)`` puts
-back all of Manim's own; ``command("ours", …)`` keeps ours."""
+a frame (scenes/camera.py). ``command("manim", …)`` puts Manim's and Python's own encoder and threshold
+back before rendering; ``command("plain", …)`` puts back all of Manim's own; ``command("ours", …)``
+keeps ours."""
 
 from __future__ import annotations
 
