@@ -9,10 +9,9 @@ and a Trace for a new sentence.
 Plain Manim: `manim render -q<quality>` of each chapter one after the other, with Manim's default
 encoder settings (libx264 preset medium, crf 23), its own segment encoder, drawing and copies
 (benchmarks/manims_own.py takes ours out again) and its own caching, from a folder without our
-manim.cfg. Prints a table per
-chapter and in total: video seconds, wall seconds, wall/video, peak memory of the chapter's process,
-file size, and how alike ours and plain Manim's pictures are (SSIM of every tenth frame pair: the
-mean and the lowest); then the ratios.
+manim.cfg. Prints a table per chapter and in total: video seconds, wall seconds, wall/video, peak
+memory of the chapter's process, file size, and how alike ours and plain Manim's pictures are (SSIM
+of every tenth frame pair: the mean and the lowest); then the ratios.
 """
 
 from __future__ import annotations

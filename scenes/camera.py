@@ -2,8 +2,9 @@
 
 Manim's Cairo camera scales every stroke it draws by ``frame_width / frame_width`` (always 1), and a
 MovingCamera's ``frame_width`` measures its frame rectangle's points each time it is asked: twice a
-stroke, 1.9 % of the explainer's samples at 480p15 (py-spy). While this camera draws a frame, the width is measured
-once, as the frame stands then; drawing moves no frame, so every value is the one Manim would measure.
+stroke, 1.9 % of the explainer's samples at 480p15 (py-spy). While this camera draws a frame, the
+width is measured once, as the frame stands then; drawing moves no frame, so every value is the one
+Manim would measure.
 """
 
 from __future__ import annotations

@@ -93,14 +93,20 @@ def frames_of(scene_class, monkeypatch) -> list[np.ndarray]:
     return drawn
 
 
-@pytest.mark.parametrize("scene_class", [Crowded, Stacked, StackedOnManimsFirstCamera])
-def test_every_frame_is_manims_own(scene_class, monkeypatch):
-    ours = frames_of(drawing_bystanders_once(scene_class), monkeypatch)
+def assert_manims_frames(ours_class, manims_class, monkeypatch) -> None:
+    """Every frame of ``ours_class`` equals, pixel for pixel, the frame of ``manims_class`` (rendered
+    after the test's patches are undone)."""
+    ours = frames_of(ours_class, monkeypatch)
     monkeypatch.undo()
-    manims = frames_of(scene_class, monkeypatch)
+    manims = frames_of(manims_class, monkeypatch)
     assert len(ours) == len(manims) > 0
     for number, (mine, theirs) in enumerate(zip(ours, manims)):
         assert np.array_equal(mine, theirs), f"frame {number} differs from Manim's"
+
+
+@pytest.mark.parametrize("scene_class", [Crowded, Stacked, StackedOnManimsFirstCamera])
+def test_every_frame_is_manims_own(scene_class, monkeypatch):
+    assert_manims_frames(drawing_bystanders_once(scene_class), scene_class, monkeypatch)
 
 
 def on_the_explainers_camera(scene_class):
@@ -121,12 +127,7 @@ def test_the_explainers_camera_draws_manims_frames(monkeypatch):
         draw(self, mobjects, **kwargs)
 
     monkeypatch.setattr(MovingCamera, "capture_mobjects", drawing)
-    ours = frames_of(drawing_bystanders_once(on_the_explainers_camera(Crowded)), monkeypatch)
-    monkeypatch.undo()
-    manims = frames_of(Crowded, monkeypatch)
-    assert len(ours) == len(manims) > 0
-    for number, (mine, theirs) in enumerate(zip(ours, manims)):
-        assert np.array_equal(mine, theirs), f"frame {number} differs from Manim's"
+    assert_manims_frames(drawing_bystanders_once(on_the_explainers_camera(Crowded)), Crowded, monkeypatch)
     assert all(given == measured for given, measured in widths)
     assert len({measured for _, measured in widths}) > 1  # the zoom changed it
 
