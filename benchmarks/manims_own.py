@@ -1,9 +1,9 @@
 """Plain Manim for the benchmarks: the chapters' modules install, when they are imported, our segment
 encoder and garbage collector threshold (scenes/base.py), bystanders drawn once (scenes/bystanders.py),
 faster copies of text (scenes/copies.py, labels without id groups) and a camera measuring its frame once
-a frame (scenes/camera.py). ``command("manim", …)`` puts Manim's and Python's own encoder and threshold
-back before rendering; ``command("plain", …)`` puts back all of Manim's own; ``command("ours", …)``
-keeps ours."""
+a frame and tracing outlines in fewer steps (scenes/camera.py). ``command("manim", …)`` puts Manim's and
+Python's own encoder and threshold back before rendering; ``command("plain", …)`` puts back all of
+Manim's own; ``command("ours", …)`` keeps ours."""
 
 from __future__ import annotations
 
@@ -24,7 +24,8 @@ if sys.argv[1] == "plain":
     scenes.bystanders.DrawsBystandersOnce.update_to_time = Scene.update_to_time
     del VMobjectFromSVGPath.__deepcopy__
     scenes.mobjects.nodes.without_id_groups = lambda written: written
-    del scenes.camera.ExplainerCamera.frame_width, scenes.camera.ExplainerCamera.capture_mobjects
+    camera = scenes.camera.ExplainerCamera
+    del camera.frame_width, camera.capture_mobjects, camera.set_cairo_context_path
 from manim.__main__ import main
 sys.argv = ["manim", *sys.argv[2:]]
 main()
