@@ -5,7 +5,7 @@ made, is shared."""
 from __future__ import annotations
 
 import numpy as np
-from manim import RIGHT, VMobject
+from manim import RIGHT, SVGMobject, VMobject
 
 import scenes.base  # noqa: F401  (installs the shared paths, as for every chapter)
 from scenes.math import formula
@@ -60,3 +60,22 @@ def test_a_copied_formula_keeps_its_parts_by_tex():
     assert np.allclose(copied[2][0].get_fill_color().to_rgb(), (1, 0, 0))
     assert not np.allclose(typeset[2][0].get_fill_color().to_rgb(), (1, 0, 0))
     assert all(part in copied.get_family() for group in copied.id_to_vgroup_dict.values() for part in group.submobjects)
+
+
+def test_a_label_written_again_is_copied_not_parsed(monkeypatch):
+    """Labels go through Manim's SVG cache: a repeat is the first label's picture, parsed once, and
+    a label of its own (changing one leaves the other, and the next repeat, as written)."""
+    parsed = []
+    parse = SVGMobject.generate_mobject
+    monkeypatch.setattr(SVGMobject, "generate_mobject", lambda self: parsed.append(self) or parse(self))
+    first = label("猫 0.731", role="key")
+    before = drawn(first)
+    again = label("猫 0.731", role="key")
+    assert len(parsed) == 1
+    assert same_drawing(drawn(again), before)
+    again.shift(RIGHT).set_color("#ff0000")
+    assert same_drawing(drawn(first), before)
+    assert same_drawing(drawn(label("猫 0.731", role="key")), before)
+    label("猫 0.731", role="query")  # another colour,
+    label("猫 0.732", role="key")  # another text: parsed anew
+    assert len(parsed) == 3
