@@ -1,9 +1,9 @@
 """Plain Manim for the benchmarks: the chapters' modules install, when they are imported, our segment
 encoder and garbage collector threshold (scenes/base.py), bystanders drawn once (scenes/bystanders.py),
-faster copies of text (scenes/copies.py, labels without id groups) and a camera measuring its frame once
-a frame and tracing outlines in fewer steps (scenes/camera.py). ``command("manim", …)`` puts Manim's and
-Python's own encoder and threshold back before rendering; ``command("plain", …)`` puts back all of
-Manim's own; ``command("ours", …)`` keeps ours."""
+faster copies of text (scenes/copies.py, labels without id groups and through the SVG cache) and a camera
+measuring its frame once a frame and tracing outlines in fewer steps (scenes/camera.py).
+``command("manim", …)`` puts Manim's and Python's own encoder and threshold back before rendering;
+``command("plain", …)`` puts back all of Manim's own; ``command("ours", …)`` keeps ours."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import sys
 
 BOOTSTRAP = """
 import gc, sys
-from manim import Scene
+from manim import Scene, Text
 from manim.mobject.svg.svg_mobject import VMobjectFromSVGPath
 from manim.scene.video_segment_encoder import VideoSegmentEncoder
 manims_own = VideoSegmentEncoder.write_frame, VideoSegmentEncoder.finish
@@ -26,6 +26,8 @@ if sys.argv[1] == "plain":
     scenes.mobjects.nodes.without_id_groups = lambda written: written
     camera = scenes.camera.ExplainerCamera
     del camera.frame_width, camera.capture_mobjects, camera.set_cairo_context_path
+    texts_own = Text.__init__
+    Text.__init__ = lambda self, *args, use_svg_cache=False, **kwargs: texts_own(self, *args, **kwargs)
 from manim.__main__ import main
 sys.argv = ["manim", *sys.argv[2:]]
 main()

@@ -10,15 +10,20 @@
   samples at 480p15: per shape, a dozen small NumPy calls to find where its subpaths split, then a
   loop reading each curve's coordinates out of a NumPy array one scalar at a time. Here the points
   are read once into Python floats and the splits found in the same loop that hands Cairo its
-  curves, by Manim's own comparison (np.isclose's, as in VMobject.get_subpath_split_indices_from_points):
-  Cairo gets the same calls with the same numbers.
+  curves, by the comparison of VMobject.get_subpath_split_indices_from_points (np.isclose's, taken
+  from the next curve's start), written out for the points it can meet here: float64 (what Manim
+  keeps), finite (Manim's camera draws a shape with any other as nothing), four a curve. Any other
+  shape, or one whose class splits its subpaths its own way, is traced by Manim's own method. Cairo
+  gets the same calls with the same numbers.
 """
 
 from __future__ import annotations
 
-from manim import MovingCamera
+import numpy as np
+from manim import MovingCamera, VMobject
 
 RTOL = 1.0e-5  # np.isclose's, as Manim's subpath split uses
+SPLIT_BY_MANIM = VMobject.get_subpath_split_indices_from_points
 
 
 class ExplainerCamera(MovingCamera):
@@ -41,7 +46,12 @@ class ExplainerCamera(MovingCamera):
 
     def set_cairo_context_path(self, ctx, vmobject):
         points = self.transform_points_pre_display(vmobject, vmobject.points)
-        if len(points) % 4 or vmobject.n_points_per_cubic_curve != 4:
+        if (
+            len(points) % 4
+            or points.dtype != np.float64
+            or vmobject.n_points_per_cubic_curve != 4
+            or type(vmobject).get_subpath_split_indices_from_points is not SPLIT_BY_MANIM
+        ):
             return super().set_cairo_context_path(ctx, vmobject)
         if len(points) == 0:
             return self

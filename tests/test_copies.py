@@ -5,7 +5,8 @@ made, is shared."""
 from __future__ import annotations
 
 import numpy as np
-from manim import RIGHT, SVGMobject, VMobject
+from manim import RIGHT, SVGMobject, Text, VMobject
+from manim.mobject.svg import svg_mobject
 
 import scenes.base  # noqa: F401  (installs the shared paths, as for every chapter)
 from scenes.math import formula
@@ -62,12 +63,18 @@ def test_a_copied_formula_keeps_its_parts_by_tex():
     assert all(part in copied.get_family() for group in copied.id_to_vgroup_dict.values() for part in group.submobjects)
 
 
+def uncached(written: Text) -> Text:
+    """``written`` made again the way Manim makes a Text by default: parsed, no cache."""
+    return Text(written.original_text, font=written.font, font_size=written.font_size, color=written.color)
+
+
 def test_a_label_written_again_is_copied_not_parsed(monkeypatch):
     """Labels go through Manim's SVG cache: a repeat is the first label's picture, parsed once, and
     a label of its own (changing one leaves the other, and the next repeat, as written)."""
     parsed = []
     parse = SVGMobject.generate_mobject
     monkeypatch.setattr(SVGMobject, "generate_mobject", lambda self: parsed.append(self) or parse(self))
+    monkeypatch.setattr(svg_mobject, "SVG_HASH_TO_MOB_MAP", {})  # as if no label had been written yet
     first = label("猫 0.731", role="key")
     before = drawn(first)
     again = label("猫 0.731", role="key")
@@ -79,3 +86,4 @@ def test_a_label_written_again_is_copied_not_parsed(monkeypatch):
     label("猫 0.731", role="query")  # another colour,
     label("猫 0.732", role="key")  # another text: parsed anew
     assert len(parsed) == 3
+    assert same_drawing(drawn(uncached(first)), before)  # as Manim draws it parsed anew

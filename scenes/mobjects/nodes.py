@@ -57,9 +57,9 @@ def label(text: str, size: float = LABEL, role: str = "text") -> Text | MarkupTe
     """Text in the theme's font, checked for missing glyphs, in the colour of a role; the notation
     d_k and K^T is typeset with a subscript k and a superscript T, and a √ covers its root.
 
-    A label written before in the chapter is copied from Manim's SVG cache, not parsed again (Manim
-    caches formulas and markup by default, not Text): 28-43 % of the labels chapters 4, 6 and 8 write
-    are repeats."""
+    A label written before in this process (a chapter's, or a test run's) is copied from Manim's SVG
+    cache, not parsed again (Manim caches formulas and markup by default, not Text): 28-43 % of the
+    labels chapters 4, 6 and 8 write are repeats. The cache keeps one copy of every label written."""
     font, colour = font_for(text), role_colour(role)
     if not any(plain in text for plain in NOTATION):
         written = Text(text, font=font, font_size=size, color=colour, use_svg_cache=True)
