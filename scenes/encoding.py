@@ -5,7 +5,10 @@ it to its segment encoder with ``repeat=n``; that encoder then makes an RGBA fra
 the codec's pixel format and encodes it n times, which at 1080p costs more than drawing. Here:
 
 - the frame is made and converted once, whatever the codec (when the codec takes another pixel
-  format than RGBA, into a buffer and by a converter kept for the segment);
+  format than RGBA, by a converter kept for the segment);
+- a moving frame is copied from the camera into a spare array the encoder gives back once it has
+  converted it, and converted where it lies: Manim copied the camera's pixels into a new array every
+  frame (8 MB at 1080p, which the kernel then zeroes), and the encoder copied that once more;
 - with libx264, a segment that opens on a held frame (Manim gives every frozen ``wait`` a segment of
   its own) has x264 encode that picture for its first REFINING_FRAMES frames, and the rest become
   skip frames repeating the last, written into the stream when the segment closes
@@ -17,11 +20,13 @@ Installed by ``scenes.base`` for every chapter; Manim's API at the scenes is unc
 
 from __future__ import annotations
 
+from collections import deque
 from fractions import Fraction
 
 import av
 import numpy as np
 from av.video.reformatter import VideoReformatter
+from manim.renderer.cairo_renderer import CairoRenderer
 from manim.scene.video_segment_encoder import VideoSegmentEncoder
 
 from scenes.skip_frames import REFINING_FRAMES, SkipFrames, still_frames
@@ -39,17 +44,47 @@ def converter(encoder: VideoSegmentEncoder) -> VideoReformatter:
     return encoder.converter
 
 
-def drawn(encoder: VideoSegmentEncoder, pixels: np.ndarray) -> av.VideoFrame:
-    """The segment's RGBA frame, holding ``pixels``: one buffer refilled for every frame, where
-    ``VideoFrame.from_ndarray`` would allocate (and the kernel zero) 8 MB a frame at 1080p: with
-    the conversion, 10.0 ms a 1080p frame against 3.5 ms refilled. Safe because only the converted
-    frame reaches the codec."""
-    if not hasattr(encoder, "rgba"):
-        encoder.rgba = av.VideoFrame(encoder.spec.width, encoder.spec.height, "rgba")
-    plane = encoder.rgba.planes[0]
-    rows = np.frombuffer(plane, np.uint8).reshape(encoder.spec.height, plane.line_size)
-    rows[:, : encoder.spec.width * 4] = pixels.reshape(encoder.spec.height, -1)
-    return encoder.rgba
+class CameraCopy(np.ndarray):
+    """A copy of the camera's picture made for the segment encoder, which gives it back to SPARE once
+    it has converted it."""
+
+
+# Copies converted, to be filled again (the renderer takes, the encoder's thread gives): at most
+# SPARES, the oldest freed beyond them, so that after a burst of copies in flight (the encoder behind
+# the renderer) the spares do not keep memory the chapter needs later.
+SPARES = 4
+SPARE: deque[CameraCopy] = deque(maxlen=SPARES)
+
+
+def for_the_encoder(pixels: np.ndarray) -> CameraCopy:
+    """A copy of ``pixels`` in a spare array: a copy in flight is the encoder's until converted."""
+    try:
+        copy = SPARE.pop()
+    except IndexError:
+        copy = None
+    if copy is None or copy.shape != pixels.shape:
+        copy = np.empty_like(pixels).view(CameraCopy)
+    np.copyto(copy, pixels)
+    return copy
+
+
+def render(self: CairoRenderer, scene, time: float, moving_mobjects=None) -> None:
+    """CairoRenderer.render, the frame copied into a spare array instead of a new one."""
+    self.update_frame(scene, moving_mobjects)
+    self.add_frame(for_the_encoder(self.camera.pixel_array))
+
+
+def converted(encoder: VideoSegmentEncoder, pixels: np.ndarray) -> av.VideoFrame:
+    """``pixels`` in the codec's pixel format; a camera copy goes back to SPARE."""
+    if encoder._stream.pix_fmt == "rgba":  # the codec takes the frame itself, and may hold on to it
+        frame = av.VideoFrame.from_ndarray(pixels, format="rgba")
+    else:  # converted from the array where it lies (from_ndarray would copy it first)
+        frame = converter(encoder).reformat(
+            av.VideoFrame.from_numpy_buffer(pixels, format="rgba"), format=encoder._stream.pix_fmt
+        )
+    if isinstance(pixels, CameraCopy):
+        SPARE.append(pixels)
+    return frame
 
 
 def mux(encoder: VideoSegmentEncoder, packets: list[av.Packet]) -> None:
@@ -73,10 +108,7 @@ def write_frame(self: VideoSegmentEncoder, pixels, *, repeat: int = 1) -> None:
     """VideoSegmentEncoder.write_frame: each frame converted once, a segment's opening hold as skip frames."""
     self._validate_frame(pixels, repeat)
     try:
-        if self._stream.pix_fmt == "rgba":  # the codec takes the frame itself, and may hold on to it
-            frame = av.VideoFrame.from_ndarray(pixels, format="rgba")
-        else:
-            frame = converter(self).reformat(drawn(self, pixels), format=self._stream.pix_fmt)
+        frame = converted(self, pixels)
         held = getattr(self, "held", None)
         if held is not None:  # not a frozen segment after all: the codec encodes the repeats held back
             self.held = None
@@ -121,5 +153,6 @@ def finish(self: VideoSegmentEncoder) -> None:
 
 
 def convert_held_frames_once() -> None:
+    CairoRenderer.render = render
     VideoSegmentEncoder.write_frame = write_frame
     VideoSegmentEncoder.finish = finish

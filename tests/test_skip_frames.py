@@ -190,9 +190,74 @@ def test_a_written_skip_frame_reads_back_as_the_slice_it_was_written_from():
 
 
 def test_frames_of_a_width_whose_rows_are_padded_convert_whole(tmp_path):
-    """854 wide (480p): the RGBA buffer's rows are longer than the picture's; each frame refills it."""
+    """854 wide (480p): rows of 3416 bytes, not a multiple of the 64 FFmpeg pads its own frames to."""
     size = {"width": 854, "height": 480}
     pictures = [picture(seed, **size) for seed in (1, 2, 3)]
     frames, _ = decoded(segment(tmp_path, [(p, 1) for p in pictures], spec(**size)))
     assert [round(psnr(pixels, p[..., :3])) > 25 for (_, pixels), p in zip(frames, pictures)] == [True] * 3
     assert psnr(frames[0][1], pictures[1][..., :3]) < 15
+
+
+@pytest.fixture
+def no_spares(monkeypatch):
+    monkeypatch.setattr(encoding, "SPARE", type(encoding.SPARE)(maxlen=encoding.SPARES))
+    return encoding.SPARE
+
+
+def test_a_camera_copy_is_refilled_only_once_the_encoder_has_converted_it(tmp_path, no_spares):
+    """The renderer's copy of a frame goes back to the spares once converted, and the next frame is
+    copied into it; each frame still decodes to its own picture."""
+    pictures = [picture(seed) for seed in (1, 2, 3)]
+    encoder = VideoSegmentEncoder(target=tmp_path / "segment.mp4", spec=spec())
+    copies = []
+    for pixels in pictures:
+        copy = encoding.for_the_encoder(pixels)
+        assert np.array_equal(copy, pixels) and not np.shares_memory(copy, pixels)
+        copies.append(copy)
+        encoder.write_frame(copy, repeat=1)
+    encoder.finish()
+    assert copies[1] is copies[0] and copies[2] is copies[0]
+    frames, _ = decoded(tmp_path / "segment.mp4")
+    assert [psnr(pixels, p[..., :3]) > 25 for (_, pixels), p in zip(frames, pictures)] == [True] * 3
+    assert psnr(frames[0][1], pictures[1][..., :3]) < 15
+
+
+def test_an_array_the_caller_keeps_is_never_refilled(tmp_path, no_spares):
+    """Only the renderer's own copies are given back: an array written that is not one (Manim's still
+    picture, a test's) stays as it was, and the next copy is made elsewhere."""
+    kept = picture(1)
+    segment(tmp_path, [(kept, 1)])
+    assert len(no_spares) == 0
+    copy = encoding.for_the_encoder(picture(2))
+    assert copy is not kept and np.array_equal(kept, picture(1))
+
+
+def test_the_renderer_hands_the_encoder_a_copy_of_the_cameras_picture():
+    """CairoRenderer.render as installed: the frame added is a camera copy equal to the picture drawn,
+    not the camera's own array, which the next frame draws over."""
+    from manim import Scene, Square
+
+    added = []
+
+    class Drawn(Scene):
+        def construct(self):
+            self.add(Square())
+
+    scene = Drawn()
+    scene.renderer.add_frame = lambda frame, num_frames=1: added.append(frame)
+    scene.construct()
+    scene.renderer.render(scene, 0)
+    (frame,) = added
+    assert isinstance(frame, encoding.CameraCopy)
+    assert frame is not scene.renderer.camera.pixel_array
+    assert np.array_equal(frame, scene.renderer.camera.pixel_array)
+    assert frame[..., :3].any()  # the square was drawn
+
+
+def test_no_more_than_SPARES_copies_are_kept_spare(tmp_path, no_spares):
+    """A burst of copies in flight, all converted: SPARES of them are kept for the next frames, the
+    rest freed."""
+    burst = [encoding.for_the_encoder(picture(seed)) for seed in range(encoding.SPARES + 3)]
+    segment(tmp_path, [(copy, 1) for copy in burst])
+    assert len(no_spares) == encoding.SPARES
+    assert all(any(spare is copy for copy in burst) for spare in no_spares)
