@@ -1,5 +1,6 @@
 """Plain Manim for the benchmarks: the chapters' modules install, when they are imported, our segment
-encoder and garbage collector threshold (scenes/base.py), bystanders drawn once (scenes/bystanders.py),
+encoder with the renderer's copies of frames for it (scenes/encoding.py), the garbage collector's
+threshold (scenes/base.py), bystanders drawn once (scenes/bystanders.py),
 faster copies of text (scenes/copies.py, labels without id groups and through the SVG cache) and a camera
 measuring its frame once a frame and tracing outlines in fewer steps (scenes/camera.py).
 ``command("manim", …)`` puts Manim's and Python's own encoder and threshold back before rendering;
@@ -13,12 +14,13 @@ BOOTSTRAP = """
 import gc, sys
 from manim import Scene, Text
 from manim.mobject.svg.svg_mobject import VMobjectFromSVGPath
+from manim.renderer.cairo_renderer import CairoRenderer
 from manim.scene.video_segment_encoder import VideoSegmentEncoder
-manims_own = VideoSegmentEncoder.write_frame, VideoSegmentEncoder.finish
+manims_own = CairoRenderer.render, VideoSegmentEncoder.write_frame, VideoSegmentEncoder.finish
 pythons_own = gc.get_threshold()
 import scenes.base, scenes.bystanders, scenes.camera, scenes.mobjects.nodes
 if sys.argv[1] in ("manim", "plain"):
-    VideoSegmentEncoder.write_frame, VideoSegmentEncoder.finish = manims_own
+    CairoRenderer.render, VideoSegmentEncoder.write_frame, VideoSegmentEncoder.finish = manims_own
     gc.set_threshold(*pythons_own)
 if sys.argv[1] == "plain":
     scenes.bystanders.DrawsBystandersOnce.update_to_time = Scene.update_to_time
